@@ -1,0 +1,26 @@
+# Re-derives the checkable results of five notes on transformers as associative memories.
+# `snakemake --cores all` builds every cube (results/*.nc), every figure (figures/) and the
+# claims table (results/claims.*). See README.md and DESIGN.md.
+
+from snakemake.utils import min_version
+
+min_version("8.0")
+
+
+configfile: "config/config.yaml"
+
+
+report: "workflow/report/workflow.rst"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/experiments.smk"
+include: "workflow/rules/figures.smk"
+include: "workflow/rules/claims.smk"
+
+
+rule all:
+    input:
+        "results/claims.csv",
+        "figures/index.html",
+    default_target: True

@@ -1,0 +1,76 @@
+"""Time a full rebuild and a no-op rerun of the default config, and report per-rule costs.
+
+    python benchmarks/rebuild.py [--cores 2] [--workdir DIR] [--repeats 3]
+
+The build runs in a fresh working directory (a temporary one unless --workdir is given), so the
+repository's own results/ are left alone. Per-rule wall time and peak memory come from the
+`benchmark:` files Snakemake writes for every rule (logs/benchmarks/*.tsv). Budgets (DESIGN.md):
+full rebuild under 5 minutes on 2 cores, no-op rerun under 3 s, every job under 2 GiB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def snakemake(workdir: Path, cores: int, *extra: str) -> float:
+    exe = Path(sys.executable).with_name("snakemake")
+    cmd = [str(exe) if exe.exists() else "snakemake", "--snakefile", str(ROOT / "Snakefile")]
+    cmd += ["--configfile", str(ROOT / "config/config.yaml"), "--directory", str(workdir)]
+    cmd += ["--cores", str(cores), "--quiet", "all", *extra]
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True)
+    return time.perf_counter() - start
+
+
+def rule_costs(workdir: Path) -> list[tuple[str, float, float]]:
+    rows = []
+    for tsv in sorted((workdir / "logs" / "benchmarks").glob("*.tsv")):
+        with open(tsv) as fh:
+            rec = next(csv.DictReader(fh, delimiter="\t"))
+        rss = float(rec["max_rss"]) if rec["max_rss"] not in ("", "NA", "-") else float("nan")
+        rows.append((tsv.stem, float(rec["s"]), rss))
+    return sorted(rows, key=lambda r: -r[1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--workdir", type=Path)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="attnmem-bench-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    full = snakemake(workdir, args.cores, "--forceall")
+    noop = [snakemake(workdir, args.cores) for _ in range(args.repeats)]
+    costs = rule_costs(workdir)
+    lines = [
+        f"# Rebuild benchmark ({args.cores} cores, workdir {workdir})",
+        "",
+        f"- full rebuild: {full:.1f} s (budget 300 s)",
+        f"- no-op rerun: {min(noop):.2f} s best, {max(noop):.2f} s worst of {len(noop)} "
+        "(budget 3 s)",
+        f"- sum of rule wall times: {sum(c[1] for c in costs):.1f} s over {len(costs)} jobs",
+        "",
+        "| rule | wall s | peak RSS MiB |",
+        "| --- | ---: | ---: |",
+    ]
+    lines += [f"| {name} | {s:.2f} | {rss:.0f} |" for name, s, rss in costs]
+    report = "\n".join(lines)
+    print(report)
+    out = ROOT / "benchmarks" / "out"
+    out.mkdir(exist_ok=True)
+    (out / "rebuild.md").write_text(report + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

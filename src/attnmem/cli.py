@@ -1,0 +1,183 @@
+"""Command line and Snakemake entry points: run an experiment, draw a figure group, judge the
+claims, build the gallery. ``python -m attnmem --help`` lists the commands.
+
+The rules call the ``*_job`` functions from tiny scripts (workflow/scripts/), which pass the
+rule's inputs, outputs and params as Python objects, so no shell string is built from config.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Mapping, Sequence
+from importlib import import_module
+from pathlib import Path
+
+log = logging.getLogger("attnmem")
+
+
+def setup_logging(log_file: str | None = None) -> None:
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if log_file:
+        Path(log_file).parent.mkdir(parents=True, exist_ok=True)
+        handlers.append(logging.FileHandler(log_file, mode="w"))
+    logging.basicConfig(
+        level=logging.INFO,
+        format="%(asctime)s %(name)s: %(message)s",
+        handlers=handlers,
+        force=True,
+    )
+
+
+# ----------------------------------------------------------------------------- actions
+
+
+def run_experiment(name: str, block: Mapping, global_seed: int, out: str | Path) -> None:
+    from .cube import run_experiment as run
+    from .cube import write_cube
+    from .experiments import registry
+
+    exp = registry()[name]
+    log.info("running %s over %s", name, dict(block))
+    ds = run(exp, block, global_seed)
+    write_cube(ds, out)
+    log.info("wrote %s (%s)", out, ", ".join(f"{k}={v}" for k, v in ds.sizes.items()))
+
+
+def draw_figures(group: str, cube_paths: Mapping[str, str], out_dir: str | Path) -> list[Path]:
+    """Draw every figure of ``group`` to ``out_dir/<id>.png`` and ``.svg``."""
+    from .cube import read_cube
+    from .figures import catalog, style
+
+    style.apply()
+    figures = catalog.groups()[group]
+    cubes = {name: read_cube(path) for name, path in cube_paths.items()}
+    written = []
+    for fig in figures:
+        module, func = fig.draw.split(":")
+        draw = getattr(import_module(f"attnmem.figures.{module}"), func)
+        path = Path(out_dir) / f"{fig.id}.png"
+        style.save(draw({c: cubes[c] for c in fig.cubes}), path)
+        log.info("drew %s", path)
+        written.append(path)
+    return written
+
+
+def judge_claims(registry_dir, cube_paths: Mapping[str, str], csv_path, md_path, html_path):
+    from . import claims
+    from .cube import read_cube
+
+    entries = claims.load_registry(registry_dir)
+    cubes = {name: read_cube(path) for name, path in cube_paths.items()}
+    rows = claims.judge_all(entries, cubes)
+    claims.write_tables(rows, csv_path, md_path, html_path)
+    tally = claims.counts(rows)
+    log.info("%d claims: %s", len(rows), dict(sorted(tally.items())))
+    broken = [r for r in rows if r.verdict == "error"]
+    for r in broken:
+        log.error("claim %s could not be judged: %s", r.entry["id"], r.error)
+    if broken:
+        raise SystemExit(f"{len(broken)} claim(s) could not be judged; see the log")
+    return rows
+
+
+def build_gallery(pngs: Sequence[str], captions: Sequence[str], claims_csv, out_path) -> None:
+    from .gallery import caption_text, render
+
+    figures = []
+    for png, cap in zip(pngs, captions, strict=True):
+        fig_id = str(Path(cap).with_suffix("")).split("report/", 1)[1]
+        figures.append({"id": fig_id, "png": png, "caption": caption_text(Path(cap).read_text())})
+    render(figures, claims_csv, out_path)
+    log.info("wrote %s with %d figures", out_path, len(figures))
+
+
+# ----------------------------------------------------------------------------- Snakemake jobs
+
+
+def experiment_job(smk) -> None:
+    setup_logging(smk.log[0] if smk.log else None)
+    run_experiment(smk.params.name, smk.params.block, smk.params.seed, smk.output[0])
+
+
+def figures_job(smk) -> None:
+    setup_logging(smk.log[0] if smk.log else None)
+    from .figures import catalog
+
+    cube_paths = {Path(p).stem: p for p in smk.input}
+    first = catalog.groups()[smk.params.group][0]
+    png = Path(next(p for p in smk.output if p.endswith(f"{first.id}.png")))
+    out_dir = png.parents[len(Path(first.id).parts) - 1]
+    draw_figures(smk.params.group, cube_paths, out_dir)
+
+
+def claims_job(smk) -> None:
+    setup_logging(smk.log[0] if smk.log else None)
+    cube_paths = {Path(p).stem: p for p in smk.input.cubes}
+    judge_claims(smk.params.registry, cube_paths, *smk.output)
+
+
+def gallery_job(smk) -> None:
+    setup_logging(smk.log[0] if smk.log else None)
+    build_gallery(smk.input.pngs, smk.input.captions, smk.input.claims, smk.output[0])
+
+
+# ----------------------------------------------------------------------------- command line
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from .config import check_config, load_yaml
+
+    root = Path.cwd()
+    parser = argparse.ArgumentParser(prog="python -m attnmem", description=__doc__.split("\n")[0])
+    parser.add_argument("--config", default=str(root / "config/config.yaml"))
+    parser.add_argument("--schema", default=str(root / "workflow/schemas/config.schema.yaml"))
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_run = sub.add_parser("run", help="run one experiment and write its cube")
+    p_run.add_argument("name")
+    p_run.add_argument("--out", help="default: results/<name>.nc")
+    p_fig = sub.add_parser("figure", help="draw one figure group from the cubes in results/")
+    p_fig.add_argument("group")
+    p_fig.add_argument("--results", default="results")
+    p_fig.add_argument("--out-dir", default="figures")
+    p_cl = sub.add_parser("claims", help="judge the registry against the cubes in results/")
+    p_cl.add_argument("--registry", default="config/claims")
+    p_cl.add_argument("--results", default="results")
+    sub.add_parser("list", help="list the experiments and figure groups")
+    args = parser.parse_args(argv)
+    setup_logging()
+
+    if args.command == "list":
+        from .experiments import registry
+        from .figures import catalog
+
+        for name, exp in registry().items():
+            print(f"experiment {name}: grid {', '.join(exp.grid)}")
+        for group, figs in catalog.groups().items():
+            print(f"figure group {group}: {', '.join(f.id for f in figs)}")
+        return 0
+    config = load_yaml(args.config)
+    check_config(config, args.schema)
+    if args.command == "run":
+        out = args.out or f"results/{args.name}.nc"
+        run_experiment(args.name, config["experiments"][args.name], config["seed"], out)
+    elif args.command == "figure":
+        from .figures import catalog
+
+        names = sorted({c for f in catalog.groups()[args.group] for c in f.cubes})
+        draw_figures(args.group, {n: f"{args.results}/{n}.nc" for n in names}, args.out_dir)
+    elif args.command == "claims":
+        from . import claims
+
+        entries = claims.load_registry(args.registry)
+        names = claims.cubes_of(entries)
+        out = Path(args.results)
+        judge_claims(
+            args.registry,
+            {n: str(out / f"{n}.nc") for n in names},
+            out / "claims.csv",
+            out / "claims.md",
+            out / "claims.html",
+        )
+    return 0

@@ -1,0 +1,24 @@
+"""The science, one module per topic, and the registry of experiments the pipeline can run.
+
+Each topic module lists its experiments in ``EXPERIMENTS``; add a module to ``_TOPICS`` to
+make its experiments runnable (and give each a block in config/config.yaml and the schema).
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from ..spec import Experiment
+
+_TOPICS = ("soft_lookup", "ngram")
+
+
+def registry() -> dict[str, Experiment]:
+    """Every experiment by name."""
+    out: dict[str, Experiment] = {}
+    for topic in _TOPICS:
+        for exp in import_module(f"{__name__}.{topic}").EXPERIMENTS:
+            if exp.name in out:
+                raise ValueError(f"experiment {exp.name!r} is defined twice")
+            out[exp.name] = exp
+    return out

@@ -1,0 +1,179 @@
+"""Attention as a soft dictionary lookup with hand-set vectors (soft-dictionary, lines 29-188).
+
+Five tokens carry a hand-set 4-d query and key and a 2-d value (the note's inputs, typed here
+as data). A query is scored against every key by a dot product, the scores are multiplied by a
+sharpness ``beta`` and turned into shares by a softmax, and the values are mixed in those shares.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ..spec import Experiment, Output
+from .softmax import entropy_nats, naive_softmax, softmax
+
+TOKENS = ("the", "cat", "sat", "on", "mat")
+
+# Inputs stated in soft-dictionary lines 91-106: rows follow TOKENS.
+KEYS = np.array(
+    [
+        [0.0, 0.0, 0.0, 2.0],
+        [1.8, 0.0, 0.0, 0.0],
+        [0.0, 1.8, 0.0, 0.0],
+        [0.0, 0.0, 0.8, 0.0],
+        [1.4, 0.0, 0.6, 0.0],
+    ]
+)
+QUERIES = np.array(
+    [
+        [1.2, 0.0, 0.0, 0.3],
+        [0.2, 1.5, 0.0, 0.0],
+        [1.5, 0.2, 0.0, 0.0],
+        [0.6, 0.0, 1.6, 0.0],
+        [0.0, 0.0, 1.5, 0.8],
+    ]
+)
+VALUES = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 0.0], [0.0, 0.5], [0.0, 1.0]])
+
+
+def attention_table(queries, keys, values, beta: float = 1.0):
+    """Scores, shares and mixed values of every query against every key."""
+    scores = queries @ keys.T
+    shares = softmax(beta * scores, axis=-1)
+    return scores, shares, shares @ values
+
+
+def plain(order):
+    """Queries, keys and values of the hand-set tokens, in the given order."""
+    return QUERIES[order], KEYS[order], VALUES[order]
+
+
+def permutation_error(build=plain, beta: float = 1.0) -> float:
+    """Largest change, over all orderings of the tokens, between what a token receives when the
+    sentence is reordered and what it receives in the original order (0: order-blind).
+    ``build(order)`` gives the queries, keys and values of the tokens in that order."""
+    n = len(TOKENS)
+    _, _, mixed = attention_table(*build(list(range(n))), beta)
+    worst = 0.0
+    for perm in itertools.permutations(range(n)):
+        p = list(perm)
+        _, _, mixed_p = attention_table(*build(p), beta)
+        # Row i of the reordered run belongs to token p[i].
+        worst = max(worst, float(np.max(np.abs(mixed_p - mixed[p]))))
+    return worst
+
+
+def single_lookup(query, keys, values, beta: float = 1.0):
+    """One query against every key, one dot product at a time (the note's first cell)."""
+    scores = np.array([float(np.dot(query, k)) for k in keys])
+    shares = softmax(beta * scores)
+    return scores, shares, shares @ values
+
+
+def soft_lookup(beta: float) -> dict:
+    """Every query of the hand-set sentence against every key, at sharpness ``beta``."""
+    scores, shares, mixed = attention_table(QUERIES, KEYS, VALUES, beta)
+    single = [single_lookup(q, KEYS, VALUES, beta)[1] for q in QUERIES]
+    return {
+        "score": scores,
+        "weight": shares,
+        "mixed": mixed,
+        "n_scores": float(scores.size),
+        "row_sum": shares.sum(axis=1),
+        "top_weight": shares.max(axis=1),
+        "entropy": entropy_nats(shares, axis=1),
+        "uniform_gap": np.abs(shares - 1.0 / len(KEYS)).max(axis=1),
+        "single_gap": np.abs(np.array(single) - shares).max(axis=1),
+        "shift_gap": np.abs(softmax(beta * scores) - naive_softmax(beta * scores)).max(axis=1),
+        "order_error": permutation_error(plain, beta),
+    }
+
+
+def with_positions(strength: float):
+    """A builder of the patched sentence: the tokens in a given order, each with a one-hot code
+    of the slot it sits in, and a query that asks for the slot just before its own (strength
+    scales that question). Keys carry only the position, so content cannot compete."""
+    n = len(TOKENS)
+    pos = np.eye(n)
+    shift = np.eye(n, k=-1)  # row i has a 1 at column i-1
+
+    def build(order):
+        queries = np.hstack([QUERIES[order], strength * shift])
+        keys = np.hstack([np.zeros_like(KEYS), pos])
+        return queries, keys, VALUES[order]
+
+    return build
+
+
+def position_lookup(strength: float, beta: float) -> dict:
+    """The order-blindness patch: with positions in the keys, each token can look one back."""
+    build = with_positions(strength)
+    _, shares, _ = attention_table(*build(list(range(len(TOKENS)))), beta)
+    previous = np.arange(len(TOKENS)) - 1
+    looks_back = np.argmax(shares[1:], axis=1) == previous[1:]
+    return {
+        "weight": shares,
+        "previous_share": np.array([np.nan, *shares[np.arange(1, 5), previous[1:]]]),
+        "looks_back": float(np.all(looks_back)),
+        "order_error": permutation_error(build, beta),
+    }
+
+
+EXPERIMENTS = [
+    Experiment(
+        name="soft_lookup",
+        func=soft_lookup,
+        grid=("beta",),
+        outputs=(
+            Output("score", "dot product of query and key", "1", ("query", "key")),
+            Output("weight", "attention share of key for query", "1", ("query", "key")),
+            Output("mixed", "values mixed in the shares of a query", "1", ("query", "value_dim")),
+            Output("n_scores", "number of query-key scores in the table", "1"),
+            Output("row_sum", "sum of a query's shares", "1", ("query",)),
+            Output("top_weight", "largest share of a query", "1", ("query",)),
+            Output("entropy", "entropy of a query's shares", "nats", ("query",)),
+            Output("uniform_gap", "largest distance of a share from 1/5", "1", ("query",)),
+            Output(
+                "single_gap",
+                "largest difference between the one-query lookup and the table's row",
+                "1",
+                ("query",),
+            ),
+            Output(
+                "shift_gap",
+                "largest difference between the softmax with and without the max subtracted",
+                "1",
+                ("query",),
+            ),
+            Output(
+                "order_error",
+                "largest change of any token's output over all 120 reorderings of the tokens",
+                "1",
+            ),
+        ),
+        coords={"query": TOKENS, "key": TOKENS, "value_dim": (1, 2)},
+        sections=(
+            "soft-dictionary: Attention Is a Soft Dictionary Lookup (lines 29-153)",
+            "soft-dictionary: Self-Attention: Every Token Asks Every Token (lines 155-188)",
+        ),
+    ),
+    Experiment(
+        name="position_lookup",
+        func=position_lookup,
+        grid=("strength", "beta"),
+        outputs=(
+            Output("weight", "attention share of key for query", "1", ("query", "key")),
+            Output("previous_share", "share a token puts on the token before it", "1", ("query",)),
+            Output("looks_back", "1 if every token but the first puts its top share one back", "1"),
+            Output(
+                "order_error",
+                "largest change of any token's output over all 120 reorderings of the tokens",
+                "1",
+            ),
+        ),
+        coords={"query": TOKENS, "key": TOKENS},
+        sections=("soft-dictionary: the position patch for order-blindness (line 188)",),
+    ),
+]

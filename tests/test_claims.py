@@ -1,0 +1,46 @@
+"""Pipeline test: every claim's computed verdict is the one its registry entry expects."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import REGISTRY
+
+from attnmem import claims
+
+ENTRIES = claims.load_registry(REGISTRY)
+
+
+def expected(entry: dict) -> str:
+    if "expect" in entry:
+        return entry["expect"]
+    return "reproduced" if claims.checks_of(entry) else "not-checked"
+
+
+@pytest.mark.pipeline
+@pytest.mark.parametrize("entry", ENTRIES, ids=[e["id"] for e in ENTRIES])
+def test_verdict_is_expected(entry, claims_rows):
+    row = claims_rows[entry["id"]]
+    assert row["verdict"] == expected(entry), (
+        f"{entry['id']}: stated {row['stated']}, computed {row['computed']}, "
+        f"difference {row['difference']}, tolerance {row['tolerance']}; {row['why']}"
+    )
+
+
+@pytest.mark.pipeline
+def test_table_has_one_row_per_entry_and_the_agreed_columns(claims_rows, pipeline):
+    header = (pipeline / "results" / "claims.csv").read_text(encoding="utf-8").splitlines()[0]
+    assert header.split(",") == list(claims.COLUMNS)
+    assert sorted(claims_rows) == sorted(e["id"] for e in ENTRIES)
+
+
+@pytest.mark.pipeline
+def test_rendered_tables_and_gallery_exist(pipeline):
+    md = (pipeline / "results" / "claims.md").read_text(encoding="utf-8")
+    assert "| doc | tag | reproduced | discrepant | not-checked |" in md
+    html = (pipeline / "figures" / "index.html").read_text(encoding="utf-8")
+    from attnmem.figures import catalog
+
+    for fig in catalog.FIGURES:
+        assert f"id='{fig.id}'" in html
+        assert (pipeline / "figures" / f"{fig.id}.png").stat().st_size > 1000
+        assert (pipeline / "figures" / f"{fig.id}.svg").exists()

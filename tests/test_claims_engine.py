@@ -1,0 +1,95 @@
+"""The judge: printed tolerances, relations, replicate statistics, and that a check can fail."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from attnmem.claims import judge, parse_printed
+
+
+@pytest.mark.parametrize(
+    "text, number, half",
+    [
+        ("10.50", 10.5, 0.005),
+        ("36,288", 36288, 0.5),
+        ("40.0%", 0.4, 0.0005),
+        ("2.4e11", 2.4e11, 0.05e11),
+        ("-0.3", -0.3, 0.05),
+        (7, 7, 0.5),
+        (True, 1.0, 0.0),
+    ],
+)
+def test_parse_printed(text, number, half):
+    p = parse_printed(text)
+    assert p.number == pytest.approx(number)
+    assert p.half_unit == pytest.approx(half)
+
+
+def test_labels_are_not_numbers():
+    assert parse_printed("cat").label == "cat"
+
+
+def cube():
+    rng = np.random.default_rng(0)
+    return {
+        "c": xr.Dataset(
+            {
+                "x": ("k", np.array([1.004, 2.0, 3.5])),
+                "mc": (("d", "seed"), 0.5 + 0.01 * rng.standard_normal((2, 400))),
+            },
+            coords={"k": ["a", "b", "c"], "d": [4, 16], "seed": np.arange(400)},
+        )
+    }
+
+
+def entry(value, check, **extra):
+    return {
+        "id": "t/x/y",
+        "where": {"doc": "every-word", "section": "x", "line": 1},
+        "tag": "derived",
+        "claim": "a test entry",
+        "stated": {"value": value},
+        "check": check,
+        **extra,
+    }
+
+
+def test_printed_tolerance_accepts_rounding_and_rejects_more():
+    assert (
+        judge(entry("1.00", {"cube": "c", "var": "x", "sel": {"k": "a"}}), cube()).verdict
+        == "reproduced"
+    )
+    assert (
+        judge(entry("1.000", {"cube": "c", "var": "x", "sel": {"k": "a"}}), cube()).verdict
+        == "discrepant"
+    )
+
+
+def test_list_relation_interval_and_argmax():
+    c = cube()
+    assert judge(entry(["1.0", "2.0", "3.5"], {"cube": "c", "var": "x"}), c).verdict == "reproduced"
+    assert judge(entry(["1.0", "2.0", "3.4"], {"cube": "c", "var": "x"}), c).verdict == "discrepant"
+    gt = entry("3", {"cube": "c", "var": "x", "sel": {"k": "c"}})
+    gt["stated"]["relation"] = ">"
+    assert judge(gt, c).verdict == "reproduced"
+    inside = entry(["1", "3"], {"cube": "c", "var": "x", "sel": {"k": "b"}})
+    inside["stated"]["relation"] = "in"
+    assert judge(inside, c).verdict == "reproduced"
+    assert judge(entry("c", {"cube": "c", "var": "x", "argmax": "k"}), c).verdict == "reproduced"
+    assert judge(entry("a", {"cube": "c", "var": "x", "argmax": "k"}), c).verdict == "discrepant"
+
+
+def test_replicate_tolerance_uses_the_spread_of_one_replicate():
+    c = cube()
+    check = {"cube": "c", "var": "mc", "sel": {"d": 4}, "over": "seed"}
+    near = judge(entry("0.51", check, tolerance={"se": 4}), c)  # one sd off
+    far = judge(entry("0.56", check, tolerance={"se": 4}), c)  # six sd off
+    assert near.verdict == "reproduced" and "z=" in near.difference
+    assert far.verdict == "discrepant"
+
+
+def test_a_broken_check_is_an_error_not_a_verdict():
+    row = judge(entry("1", {"cube": "c", "var": "nope"}), cube())
+    assert row.verdict == "error" and "nope" in row.error

@@ -1,0 +1,79 @@
+"""Grids and seeding: a value depends only on its own grid point, never on the rest of the grid,
+the order of the jobs or the number of cores."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+import xarray as xr
+import yaml
+from conftest import ROOT, snakemake
+
+from attnmem.config import load_yaml
+from attnmem.cube import read_cube, run_experiment
+from attnmem.experiments import registry
+from attnmem.grid import expand_grid, expand_values, point_rng
+
+DEFAULT = load_yaml(ROOT / "config" / "config.yaml")
+EXPERIMENTS = registry()
+
+
+def test_expand_values_forms():
+    assert expand_values([3, 1]) == [3, 1]
+    assert expand_values({"first": 2, "last": 5}) == [2, 3, 4, 5]
+    assert expand_values({"first": 0, "last": 6, "step": 3}) == [0, 3, 6]
+    assert expand_values({"count": 3}) == [0, 1, 2]
+    assert expand_grid({"d": [8.0, 2, 8]}, ("d",)) == {"d": [2, 8]}
+
+
+def test_point_rng_is_stable_and_distinct():
+    a = point_rng(7, "exp", {"d": 4, "seed": 0}).standard_normal(3)
+    b = point_rng(7, "exp", {"seed": 0, "d": 4.0}).standard_normal(3)
+    c = point_rng(7, "exp", {"d": 4, "seed": 1}).standard_normal(3)
+    d = point_rng(8, "exp", {"d": 4, "seed": 0}).standard_normal(3)
+    assert np.array_equal(a, b)
+    assert not np.array_equal(a, c) and not np.array_equal(a, d)
+
+
+def small_block(name: str, keep: int) -> dict:
+    """The default block with every grid cut to its first ``keep`` values."""
+    exp = EXPERIMENTS[name]
+    block = copy.deepcopy(DEFAULT["experiments"][name])
+    for key in exp.grid:
+        values = expand_values(block[key])
+        block[key] = values[:keep] if key != "seed" else values[: max(keep, 2)]
+    return block
+
+
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def test_widening_a_grid_keeps_old_values(name):
+    narrow = run_experiment(EXPERIMENTS[name], small_block(name, 1), DEFAULT["seed"])
+    wide = run_experiment(EXPERIMENTS[name], small_block(name, 2), DEFAULT["seed"])
+    common = wide.sel({k: narrow[k].values for k in EXPERIMENTS[name].grid})
+    xr.testing.assert_identical(narrow.drop_attrs(), common.drop_attrs())
+
+
+def test_one_and_two_cores_give_identical_cubes(tmp_path):
+    config = copy.deepcopy(DEFAULT)
+    for name in EXPERIMENTS:
+        config["experiments"][name] = small_block(name, 2)
+    targets = [f"results/{name}.nc" for name in EXPERIMENTS]
+    runs = {}
+    for cores in ("1", "2"):
+        work = tmp_path / f"cores{cores}"
+        work.mkdir()
+        (work / "config.yaml").write_text(yaml.safe_dump(config))
+        snakemake(
+            "--cores",
+            cores,
+            "--configfile",
+            str(work / "config.yaml"),
+            "--directory",
+            str(work),
+            *targets,
+        )
+        runs[cores] = {n: read_cube(work / f"results/{n}.nc") for n in EXPERIMENTS}
+    for name in EXPERIMENTS:
+        xr.testing.assert_identical(runs["1"][name].drop_attrs(), runs["2"][name].drop_attrs())

@@ -1,0 +1,48 @@
+# The claims table (registry judged against the cubes) and the figure gallery.
+
+from attnmem.claims import cubes_of, load_registry, registry_files
+
+REGISTRY = BASE / "config/claims"
+
+
+rule claims:
+    input:
+        cubes=[f"results/{name}.nc" for name in cubes_of(load_registry(REGISTRY))],
+        registry=registry_files(REGISTRY),
+    output:
+        "results/claims.csv",
+        "results/claims.md",
+        report("results/claims.html", caption="../report/claims.rst", category="claims"),
+    params:
+        registry=str(REGISTRY),
+    log:
+        "logs/claims.log",
+    benchmark:
+        "logs/benchmarks/claims.tsv"
+    threads: 1
+    conda:
+        "../../environment.yml"
+    resources:
+        mem_mb=2048,
+    script:
+        "../scripts/judge_claims.py"
+
+
+rule gallery:
+    input:
+        pngs=all_figure_pngs(),
+        captions=all_captions(),
+        claims="results/claims.csv",
+    output:
+        "figures/index.html",
+    log:
+        "logs/gallery.log",
+    benchmark:
+        "logs/benchmarks/gallery.tsv"
+    threads: 1
+    conda:
+        "../../environment.yml"
+    resources:
+        mem_mb=512,
+    script:
+        "../scripts/build_gallery.py"

@@ -1,0 +1,43 @@
+# Shared helpers: config validation (before any job runs), experiment params, figure outputs.
+
+from pathlib import Path
+
+from attnmem.config import ConfigError, check_config
+from attnmem.figures import catalog
+
+BASE = Path(workflow.basedir)
+
+try:
+    check_config(config, BASE / "workflow/schemas/config.schema.yaml")
+except ConfigError as err:
+    raise WorkflowError(str(err)) from None
+
+
+def experiment(name):
+    """The params of an experiment rule: its name, its config block and the global seed."""
+    return {"name": name, "block": config["experiments"][name], "seed": config["seed"]}
+
+
+def figure_cubes(group):
+    """The cubes a figure group reads."""
+    names = sorted({c for f in catalog.groups()[group] for c in f.cubes})
+    return [f"results/{n}.nc" for n in names]
+
+
+def figure_outputs(group):
+    """PNG (in the report, with its caption) and SVG of every figure of a group."""
+    out = []
+    for f in catalog.groups()[group]:
+        doc = f.id.split("/")[0]
+        caption = BASE / "workflow/report" / f"{f.id}.rst"
+        out.append(report(f"figures/{f.id}.png", caption=str(caption), category=doc))
+        out.append(f"figures/{f.id}.svg")
+    return out
+
+
+def all_figure_pngs():
+    return [f"figures/{f.id}.png" for f in catalog.FIGURES]
+
+
+def all_captions():
+    return [str(BASE / "workflow/report" / f"{f.id}.rst") for f in catalog.FIGURES]

@@ -1,0 +1,24 @@
+# One rule per experiment, named after it: run the grid of its config block into a cube.
+# The science is in src/attnmem/experiments/; adding an experiment there (with its config block
+# and schema entry) adds its rule here, so this file does not grow with the project.
+
+for _name in config["experiments"]:
+
+    rule:
+        name:
+            _name
+        output:
+            f"results/{_name}.nc",
+        params:
+            **experiment(_name),
+        log:
+            f"logs/{_name}.log",
+        benchmark:
+            f"logs/benchmarks/{_name}.tsv"
+        threads: 1
+        conda:
+            "../../environment.yml"
+        resources:
+            mem_mb=2048,
+        script:
+            "../scripts/run_experiment.py"

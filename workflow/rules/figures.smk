@@ -1,0 +1,25 @@
+# One rule per figure group (see attnmem.figures.catalog): a group is drawn by one job, so
+# matplotlib is imported once per group rather than once per figure.
+
+for _group in catalog.groups():
+
+    rule:
+        name:
+            f"figures_{_group}"
+        input:
+            figure_cubes(_group),
+        output:
+            figure_outputs(_group),
+        params:
+            group=_group,
+        log:
+            f"logs/figures_{_group}.log",
+        benchmark:
+            f"logs/benchmarks/figures_{_group}.tsv"
+        threads: 1
+        conda:
+            "../../environment.yml"
+        resources:
+            mem_mb=2048,
+        script:
+            "../scripts/draw_figures.py"
