@@ -43,10 +43,14 @@ DOCS = ("first-principles", "memory-math", "every-word", "soft-dictionary", "eve
 # ----------------------------------------------------------------------------- loading
 
 
-def load_registry(root: str | Path) -> list[dict]:
-    """Every entry of every YAML file under ``root``, in file then list order."""
+def load_registry(root) -> list[dict]:
+    """Every entry of every YAML file under ``root`` (or of a list of files), in file order."""
+    if isinstance(root, (str, Path)):
+        paths = sorted(Path(root).rglob("*.yaml"))
+    else:
+        paths = sorted(Path(p) for p in root)
     entries = []
-    for path in sorted(Path(root).rglob("*.yaml")):
+    for path in paths:
         for entry in load_yaml(path) or []:
             entries.append({**entry, "_file": str(path)})
     return entries

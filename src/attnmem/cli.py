@@ -64,11 +64,12 @@ def draw_figures(group: str, cube_paths: Mapping[str, str], out_dir: str | Path)
     return written
 
 
-def judge_claims(registry_dir, cube_paths: Mapping[str, str], csv_path, md_path, html_path):
+def judge_claims(registry, cube_paths: Mapping[str, str], csv_path, md_path, html_path):
+    """Judge the registry (a directory, or a list of its YAML files) and write the tables."""
     from . import claims
     from .cube import read_cube
 
-    entries = claims.load_registry(registry_dir)
+    entries = claims.load_registry(registry)
     cubes = {name: read_cube(path) for name, path in cube_paths.items()}
     rows = claims.judge_all(entries, cubes)
     claims.write_tables(rows, csv_path, md_path, html_path)
@@ -105,7 +106,7 @@ def figures_job(smk) -> None:
     setup_logging(smk.log[0] if smk.log else None)
     from .figures import catalog
 
-    cube_paths = {Path(p).stem: p for p in smk.input}
+    cube_paths = {Path(p).stem: p for p in smk.input.cubes}
     first = catalog.groups()[smk.params.group][0]
     png = Path(next(p for p in smk.output if p.endswith(f"{first.id}.png")))
     out_dir = png.parents[len(Path(first.id).parts) - 1]
@@ -115,7 +116,7 @@ def figures_job(smk) -> None:
 def claims_job(smk) -> None:
     setup_logging(smk.log[0] if smk.log else None)
     cube_paths = {Path(p).stem: p for p in smk.input.cubes}
-    judge_claims(smk.params.registry, cube_paths, *smk.output)
+    judge_claims(list(smk.input.registry), cube_paths, *smk.output)
 
 
 def gallery_job(smk) -> None:

@@ -13,8 +13,6 @@ rule claims:
         "results/claims.csv",
         "results/claims.md",
         report("results/claims.html", caption="../report/claims.rst", category="claims"),
-    params:
-        registry=str(REGISTRY),
     log:
         "logs/claims.log",
     benchmark:

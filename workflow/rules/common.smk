@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from attnmem.config import ConfigError, check_config
+from attnmem.experiments import registry, sources
 from attnmem.figures import catalog
 
 BASE = Path(workflow.basedir)
@@ -18,10 +19,24 @@ def experiment(name):
     return {"name": name, "block": config["experiments"][name], "seed": config["seed"]}
 
 
+EXPERIMENTS = registry()
+
+
+def science(name):
+    """Source files of an experiment's science: editing them reruns the experiment."""
+    return sources(EXPERIMENTS[name])
+
+
 def figure_cubes(group):
     """The cubes a figure group reads."""
     names = sorted({c for f in catalog.groups()[group] for c in f.cubes})
     return [f"results/{n}.nc" for n in names]
+
+
+def figure_code(group):
+    """Source files of the functions that draw a group (and the shared style)."""
+    modules = {f.draw.split(":")[0] for f in catalog.groups()[group]} | {"style"}
+    return [str(BASE / "src/attnmem/figures" / f"{m}.py") for m in sorted(modules)]
 
 
 def figure_outputs(group):

@@ -7,6 +7,8 @@ for _name in config["experiments"]:
     rule:
         name:
             _name
+        input:
+            science(_name),
         output:
             f"results/{_name}.nc",
         params:

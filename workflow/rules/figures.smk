@@ -7,7 +7,8 @@ for _group in catalog.groups():
         name:
             f"figures_{_group}"
         input:
-            figure_cubes(_group),
+            cubes=figure_cubes(_group),
+            code=figure_code(_group),
         output:
             figure_outputs(_group),
         params:
