@@ -384,11 +384,27 @@ def render_markdown(rows: list[Row]) -> str:
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
 table{border-collapse:collapse;font-size:13px}
-td,th{border:1px solid #ccc;padding:3px 6px;vertical-align:top}
+td,th{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left}
 th{background:#f3f3f3;position:sticky;top:0}
 tr.reproduced td.verdict{background:#d9f2dd} tr.discrepant td.verdict{background:#f8d7d3}
 tr.not-checked td.verdict{background:#eee} tr.error td.verdict{background:#f5a3a3}
-td.num{font-family:ui-monospace,monospace;white-space:nowrap}
+td.num{font-family:ui-monospace,monospace;max-width:13em;overflow-wrap:anywhere}
+td.claim,td.why{min-width:20em;max-width:34em} td.id{min-width:15em;max-width:18em;overflow-wrap:anywhere}
+td.count{text-align:right;font-family:ui-monospace,monospace}
+#filter{margin:.5em 0 1em;font-size:14px} #filter input{width:24em}
+"""
+
+_JS = """
+function filterRows(){
+  const text=document.getElementById('q').value.toLowerCase();
+  const verdict=document.getElementById('v').value;
+  let shown=0;
+  for(const tr of document.querySelectorAll('#results tr[id]')){
+    const ok=(!verdict||tr.className===verdict)&&tr.textContent.toLowerCase().includes(text);
+    tr.style.display=ok?'':'none'; shown+=ok;
+  }
+  document.getElementById('n').textContent=shown+' shown';
+}
 """
 
 
@@ -396,7 +412,7 @@ def render_html(rows: list[Row]) -> str:
     esc = html.escape
     parts = [
         "<!doctype html><meta charset='utf-8'><title>Claims table</title>",
-        f"<style>{_CSS}</style><h1>Claims table</h1>",
+        f"<style>{_CSS}</style><script>{_JS}</script><h1>Claims table</h1>",
         f"<p>{len(rows)} results of the notes, each judged against the cubes. "
         "<a href='../figures/index.html'>Figures</a>.</p>",
         "<table><tr><th>doc</th><th>tag</th>",
@@ -404,9 +420,15 @@ def render_html(rows: list[Row]) -> str:
     parts += [f"<th>{v}</th>" for v in (*VERDICTS, "error")] + ["</tr>"]
     for d, t, n in _count_lines(rows):
         parts.append(f"<tr><td>{d}</td><td>{t}</td>")
-        parts += [f"<td class='num'>{n[v]}</td>" for v in (*VERDICTS, "error")]
+        parts += [f"<td class='count'>{n[v]}</td>" for v in (*VERDICTS, "error")]
         parts.append("</tr>")
-    parts.append("</table><h2>Every result</h2><table><tr>")
+    options = "".join(f"<option>{v}</option>" for v in (*VERDICTS, "error"))
+    parts.append(
+        "</table><h2>Every result</h2><div id='filter'>Filter: "
+        "<input id='q' oninput='filterRows()' placeholder='text in any column'> "
+        f"<select id='v' onchange='filterRows()'><option value=''>any verdict</option>{options}"
+        "</select> <span id='n'></span></div><table id='results'><tr>"
+    )
     parts += [f"<th>{c}</th>" for c in COLUMNS] + ["</tr>"]
     numeric = {"line", "stated", "computed", "difference", "tolerance"}
     for row in rows:
@@ -414,6 +436,8 @@ def render_html(rows: list[Row]) -> str:
         parts.append(f"<tr id='{esc(d['id'])}' class='{esc(row.verdict)}'>")
         for col in COLUMNS:
             value = esc(str(d[col]))
+            if col in ("stated", "computed", "difference"):
+                value = value.replace(";", "; ")
             if col == "figure" and d[col]:
                 value = " ".join(
                     f"<a href='../figures/index.html#{esc(f)}'>{esc(f)}</a>"
