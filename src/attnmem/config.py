@@ -31,36 +31,46 @@ def _where(path) -> str:
     return "".join(parts) or "(top level)"
 
 
-def _subschema(schema: Mapping, path) -> Mapping:
+def _allowed(schema: Mapping, schema_path) -> str:
+    """What the schema allows at the failing place: the nearest description on the way down
+    the schema path (following $ref), or a pointer to the schema file."""
+    node, found = schema, None
+    for step in schema_path:
+        while isinstance(node, Mapping) and "$ref" in node:
+            node = _resolve(schema, node["$ref"])
+            found = node.get("description", found)
+        if step == "$ref":
+            continue
+        try:
+            node = node[step]
+        except (KeyError, IndexError, TypeError):
+            break
+        if isinstance(node, Mapping):
+            found = node.get("description", found)
+    return found or "see workflow/schemas/config.schema.yaml"
+
+
+def _resolve(schema: Mapping, ref: str) -> Mapping:
     node = schema
-    for p in path:
-        if isinstance(p, int):
-            node = node.get("items", {})
-        else:
-            props = node.get("properties", {})
-            node = props.get(p, {})
+    for part in ref.removeprefix("#/").split("/"):
+        node = node[part]
     return node
-
-
-def _allowed(schema: Mapping) -> str:
-    """A short phrase for what a schema node allows."""
-    if "description" in schema:
-        return schema["description"]
-    kinds = schema.get("type", "any value")
-    return f"a value of type {kinds}"
 
 
 def _message(err, schema: Mapping) -> str:
     where = _where(err.absolute_path)
+    allowed = _allowed(schema, err.absolute_schema_path)
+    if err.validator in ("oneOf", "anyOf") and err.context:
+        # The alternative that got furthest into the value says most about what is wrong.
+        deepest = max(err.context, key=lambda e: len(e.absolute_path))
+        return f"{_where(deepest.absolute_path)}: {deepest.message}; allowed: {allowed}"
     if err.validator == "additionalProperties":
-        allowed = sorted(err.schema.get("properties", {}))
-        extra = sorted(set(err.instance) - set(allowed))
-        unknown = ", ".join(map(repr, extra))
-        return f"{where}: unknown key(s) {unknown}; allowed keys: {', '.join(allowed)}"
+        keys = sorted(err.schema.get("properties", {}))
+        unknown = ", ".join(map(repr, sorted(set(err.instance) - set(keys))))
+        return f"{where}: unknown key(s) {unknown}; allowed keys: {', '.join(keys)}"
     if err.validator == "required":
         return f"{where}: {err.message}"
-    node = _subschema(schema, err.absolute_path)
-    return f"{where}: {err.message}; allowed: {_allowed(node)}"
+    return f"{where}: {err.message}; allowed: {allowed}"
 
 
 def config_errors(config: Mapping, schema: Mapping) -> list[str]:
