@@ -389,7 +389,8 @@ th{background:#f3f3f3;position:sticky;top:0}
 tr.reproduced td.verdict{background:#d9f2dd} tr.discrepant td.verdict{background:#f8d7d3}
 tr.not-checked td.verdict{background:#eee} tr.error td.verdict{background:#f5a3a3}
 td.num{font-family:ui-monospace,monospace;max-width:13em;overflow-wrap:anywhere}
-td.claim,td.why{min-width:20em;max-width:34em} td.id{min-width:15em;max-width:18em;overflow-wrap:anywhere}
+td.claim,td.why{min-width:20em;max-width:34em}
+td.id{min-width:15em;max-width:18em;overflow-wrap:anywhere}
 td.count{text-align:right;font-family:ui-monospace,monospace}
 #filter{margin:.5em 0 1em;font-size:14px} #filter input{width:24em}
 """

@@ -15,6 +15,8 @@ from ..spec import Experiment, Output
 from .softmax import entropy_nats, naive_softmax, softmax
 
 TOKENS = ("the", "cat", "sat", "on", "mat")
+# The classic test sentence the example is named after (it appears whole at line 188).
+CLASSIC_SENTENCE = ("the", "cat", "sat", "on", "the", "mat")
 
 # Inputs stated in soft-dictionary lines 91-106: rows follow TOKENS.
 KEYS = np.array(
@@ -72,11 +74,24 @@ def single_lookup(query, keys, values, beta: float = 1.0):
     return scores, shares, shares @ values
 
 
+def causal_shares(scores: np.ndarray, beta: float = 1.0) -> np.ndarray:
+    """Shares when each token may only look at itself and earlier tokens (the causal mask)."""
+    masked = np.where(np.tril(np.ones_like(scores, dtype=bool)), beta * scores, -np.inf)
+    return softmax(masked, axis=-1)
+
+
 def soft_lookup(beta: float) -> dict:
     """Every query of the hand-set sentence against every key, at sharpness ``beta``."""
     scores, shares, mixed = attention_table(QUERIES, KEYS, VALUES, beta)
     single = [single_lookup(q, KEYS, VALUES, beta)[1] for q in QUERIES]
+    causal = causal_shares(scores, beta)
     return {
+        "classic_tokens": float(len(CLASSIC_SENTENCE)),
+        "causal_weight": causal,
+        "causal_future_mass": np.triu(causal, k=1).sum(axis=1),
+        "causal_row_sum": causal.sum(axis=1),
+        # d share_j / d score_j = beta * w_j (1 - w_j): positive for every key, unlike argmax.
+        "self_gradient": beta * shares * (1.0 - shares),
         "score": scores,
         "weight": shares,
         "mixed": mixed,
@@ -131,6 +146,23 @@ EXPERIMENTS = [
             Output("weight", "attention share of key for query", "1", ("query", "key")),
             Output("mixed", "values mixed in the shares of a query", "1", ("query", "value_dim")),
             Output("n_scores", "number of query-key scores in the table", "1"),
+            Output("classic_tokens", "tokens in the classic test sentence", "1"),
+            Output(
+                "causal_weight",
+                "share of key for query when later keys are masked",
+                "1",
+                ("query", "key"),
+            ),
+            Output(
+                "causal_future_mass", "share a query puts on later tokens, masked", "1", ("query",)
+            ),
+            Output("causal_row_sum", "sum of a query's masked shares", "1", ("query",)),
+            Output(
+                "self_gradient",
+                "derivative of a key's share with respect to its own score",
+                "1",
+                ("query", "key"),
+            ),
             Output("row_sum", "sum of a query's shares", "1", ("query",)),
             Output("top_weight", "largest share of a query", "1", ("query",)),
             Output("entropy", "entropy of a query's shares", "nats", ("query",)),

@@ -49,37 +49,38 @@ def sharpness(cubes):
     return fig
 
 
-def table(cubes):
-    """Every query against every key at beta = 1: the table of shares, each row summing to one."""
-    ds = cubes["soft_lookup"]
-    w = ds["weight"].sel(beta=1.0)
-    tokens = [str(t) for t in ds["query"].values]
-    fig, ax = plt.subplots(figsize=(5.2, 4.4), layout="constrained")
-    im = ax.imshow(w.values, cmap="Purples", vmin=0, vmax=1)
+def _share_heatmap(ax, w, tokens, title):
+    im = ax.imshow(w, cmap="Purples", vmin=0, vmax=1)
     for i in range(len(tokens)):
         for j in range(len(tokens)):
-            v = float(w.values[i, j])
-            ax.text(
-                j,
-                i,
-                f"{v:.3f}",
-                ha="center",
-                va="center",
-                color="white" if v > 0.5 else "black",
-                fontsize=9,
-            )
+            v = float(w[i, j])
+            color = "white" if v > 0.5 else "black"
+            ax.text(j, i, f"{v:.3f}", ha="center", va="center", color=color, fontsize=8)
     ax.set_xticks(np.arange(len(tokens)), tokens)
     ax.set_yticks(np.arange(len(tokens)), tokens)
     ax.set_xlabel("key (the token looked up)")
-    ax.set_ylabel("query (the token asking)")
     ax.grid(False)
+    ax.set_title(title, fontsize=9)
+    return im
+
+
+def table(cubes):
+    """Every query against every key at beta = 1: the table of shares, each row summing to one,
+    and beside it the same table with the causal mask a next-token predictor uses."""
+    ds = cubes["soft_lookup"]
+    tokens = [str(t) for t in ds["query"].values]
     err = float(ds["order_error"].sel(beta=1.0))
-    ax.set_title(
-        f"shares at β = 1 (rows sum to 1)\nreordering the tokens moves no output: "
-        f"max change {err:.1e}",
-        fontsize=9,
+    fig, axes = plt.subplots(1, 2, figsize=(9.6, 4.4), layout="constrained")
+    title = f"shares at β = 1, rows sum to 1\nreordering the tokens moves no output (max {err:.0e})"
+    im = _share_heatmap(axes[0], ds["weight"].sel(beta=1.0).values, tokens, title)
+    _share_heatmap(
+        axes[1],
+        ds["causal_weight"].sel(beta=1.0).values,
+        tokens,
+        "with the causal mask: no share on later tokens",
     )
-    fig.colorbar(im, ax=ax, label="share (1)")
+    axes[0].set_ylabel("query (the token asking)")
+    fig.colorbar(im, ax=axes, label="share (1)", shrink=0.8)
     return fig
 
 
