@@ -295,14 +295,17 @@ def judge(entry: Mapping, cubes: Mapping) -> Row:
         diffs = []
         for i, (c, p) in enumerate(zip(values, stated, strict=True)):
             if p.number is None or isinstance(c, str):
-                diffs.append("" if str(c) == p.label else "differs")
+                wanted = p.label if p.label is not None else p.text
+                diffs.append("" if str(c) == wanted else "differs")
                 continue
             d = float(c) - p.number
             text = _fmt(d)
             if merged.spread is not None:
                 combined = merged.spread[i] * math.sqrt(1 + 1 / merged.n_replicates)
-                z = d / combined if combined > 0 else math.inf
-                text += f" (z={z:+.2f})"
+                if combined > 0:
+                    text += f" (z={d / combined:+.2f})"
+                else:
+                    text += " (no spread)" if d == 0 else " (z=inf, no spread)"
             diffs.append(text)
         if relation != "=":
             tol_text = f"computed {relation} stated"
