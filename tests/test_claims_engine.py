@@ -93,3 +93,21 @@ def test_replicate_tolerance_uses_the_spread_of_one_replicate():
 def test_a_broken_check_is_an_error_not_a_verdict():
     row = judge(entry("1", {"cube": "c", "var": "nope"}), cube())
     assert row.verdict == "error" and "nope" in row.error
+
+
+def test_mean_tolerance_for_an_exact_stated_value():
+    c = cube()
+    check = {"cube": "c", "var": "mc", "sel": {"d": 4}, "over": "seed"}
+    # our mean is 0.5 +- 0.0005; printed "0.50" allows 0.005 of rounding on top
+    assert judge(entry("0.50", check, tolerance={"se_mean": 4}), c).verdict == "reproduced"
+    # "0.510" is 0.01 off: far beyond 0.0005 + 4 * 0.0005 although within one replicate's sd
+    assert judge(entry("0.510", check, tolerance={"se_mean": 4}), c).verdict == "discrepant"
+    assert judge(entry("0.510", check, tolerance={"se": 4}), c).verdict == "reproduced"
+
+
+def test_registry_loads_a_single_file(tmp_path):
+    from attnmem.claims import load_registry
+
+    f = tmp_path / "x.yaml"
+    f.write_text("- {id: a/b/c}\n")
+    assert [e["id"] for e in load_registry(f)] == ["a/b/c"]

@@ -56,8 +56,9 @@ def test_every_check_reads_a_declared_output(entries):
                 if key not in dims:
                     problems.append(f"{e['id']}: {c['cube']}.{c.get('var')} has no dim {key!r}")
             tol = e.get("tolerance", "printed")
-            if c.get("over") and not (isinstance(tol, dict) and "se" in tol):
-                problems.append(f"{e['id']}: a check 'over' replicates needs tolerance {{se: k}}")
+            uses_se = isinstance(tol, dict) and ("se" in tol or "se_mean" in tol)
+            if c.get("over") and not uses_se:
+                problems.append(f"{e['id']}: a check 'over' replicates needs tolerance se/se_mean")
     assert not problems, "\n".join(problems)
 
 
@@ -75,7 +76,7 @@ def test_verdict_words_and_reasons(entries):
         if has_check and "stated" not in e:
             problems.append(f"{e['id']}: a check needs a stated value to compare with")
         tol = e.get("tolerance")
-        uses_se = isinstance(tol, dict) and "se" in tol
+        uses_se = isinstance(tol, dict) and ("se" in tol or "se_mean" in tol)
         if uses_se and not all(c.get("over") for c in claims.checks_of(e)):
             problems.append(f"{e['id']}: tolerance se needs checks with 'over'")
     assert not problems, "\n".join(problems)

@@ -44,8 +44,11 @@ DOCS = ("first-principles", "memory-math", "every-word", "soft-dictionary", "eve
 
 
 def load_registry(root) -> list[dict]:
-    """Every entry of every YAML file under ``root`` (or of a list of files), in file order."""
-    if isinstance(root, (str, Path)):
+    """Every entry of the YAML files under ``root`` (a directory, one file, or a list of
+    files), in file order."""
+    if isinstance(root, (str, Path)) and Path(root).is_file():
+        paths = [Path(root)]
+    elif isinstance(root, (str, Path)):
         paths = sorted(Path(root).rglob("*.yaml"))
     else:
         paths = sorted(Path(p) for p in root)
@@ -236,17 +239,25 @@ def _tolerances(entry: Mapping, stated: list[Printed], reading: Reading) -> tupl
         return [float(tol["abs"])] * n, f"abs {tol['abs']}"
     if "rel" in tol:
         return [float(tol["rel"]) * abs(p.number) for p in stated], f"rel {tol['rel']}"
-    k = float(tol["se"])
     if reading.spread is None:
-        raise ValueError("tolerance {se: k} needs a check with 'over' (a replicate dim)")
+        raise ValueError("tolerances se and se_mean need a check with 'over' (a replicate dim)")
     n_rep = reading.n_replicates
-    combined = [s * math.sqrt(1.0 + 1.0 / n_rep) for s in reading.spread]
-    text = (
-        f"{k:g} combined SE over {n_rep} replicates ("
-        + ";".join(f"±{k * c:.3g}" for c in combined)
-        + ")"
-    )
-    return [k * c for c in combined], text
+    if "se_mean" in tol:
+        # The stated value is exact (printed): our mean must agree within its rounding plus
+        # k standard errors of our own mean.
+        k = float(tol["se_mean"])
+        widths = [
+            p.half_unit + k * sd / math.sqrt(n_rep)
+            for p, sd in zip(stated, reading.spread, strict=True)
+        ]
+        bands = ";".join(f"±{w:.3g}" for w in widths)
+        return widths, f"printed + {k:g} SE of our mean over {n_rep} replicates ({bands})"
+    # The stated value is itself one Monte Carlo run of the size of one replicate: it and our
+    # mean differ by sd * sqrt(1 + 1/n).
+    k = float(tol["se"])
+    combined = [sd * math.sqrt(1.0 + 1.0 / n_rep) for sd in reading.spread]
+    bands = ";".join(f"±{k * c:.3g}" for c in combined)
+    return [k * c for c in combined], f"{k:g} combined SE over {n_rep} replicates ({bands})"
 
 
 def _agrees(relation: str, computed, printed: Printed, tol: float, bounds=None) -> bool:
@@ -301,7 +312,11 @@ def judge(entry: Mapping, cubes: Mapping) -> Row:
             d = float(c) - p.number
             text = _fmt(d)
             if merged.spread is not None:
-                combined = merged.spread[i] * math.sqrt(1 + 1 / merged.n_replicates)
+                tol = entry.get("tolerance", {})
+                of_mean = isinstance(tol, dict) and "se_mean" in tol
+                combined = merged.spread[i] * math.sqrt(
+                    1 / merged.n_replicates if of_mean else 1 + 1 / merged.n_replicates
+                )
                 if combined > 0:
                     text += f" (z={d / combined:+.2f})"
                 else:

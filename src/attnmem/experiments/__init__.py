@@ -13,7 +13,20 @@ from pathlib import Path
 
 from ..spec import Experiment
 
-_TOPICS = ("soft_lookup", "ngram")
+_TOPICS = (
+    "soft_lookup",
+    "ngram",
+    "single_head",
+    "head_cost",
+    "score_scale",
+    "true_process",
+    "bag_of_words",
+    "colour_code",
+    "hmm",
+    "copy_rule",
+    "pair_mixture",
+    "model_comparison",
+)
 
 
 def registry() -> dict[str, Experiment]:

@@ -2,13 +2,23 @@
 
 A model that conditions on the last ``r`` tokens keeps one row per distinct window; over a
 vocabulary of ``V`` words there can be ``V**r`` of them (soft-dictionary line 21).
+
+On ToyLang (first-principles A3, lines 232-263, 295-301): what a window of ``r`` tokens with
+unlimited data pays on the two copied names, as closed forms over (N, L, r) and exactly from an
+enumerated language; the contexts a table needs to reach 0 on the final name; the fitted
+(maximum-likelihood) table of relative frequencies, pooled over all positions; and the size of
+the neural window of Bengio et al. (2003) as the note counts it.
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
+from scipy.special import digamma
+
 from ..spec import Experiment, Output
+from . import toylang as tl
 
 
 def markov_table(vocab: int, context: int) -> dict:
@@ -17,6 +27,213 @@ def markov_table(vocab: int, context: int) -> dict:
         "log10_rows": context * math.log10(vocab),
         "growth_per_token": float(vocab),
     }
+
+
+# ----------------------------------------------------------------------------- ToyLang windows
+
+
+def bag_copy_cost(n_names: int, gap: int) -> float:
+    """What the fitted unigram pays on one copied name: a name is 4/(nN) of all tokens
+    (first-principles A2, line 164); it is also the window of r = 0."""
+    return math.log((10 + gap) * n_names / 4)
+
+
+def staircase_x(n_names: int, gap: int, r: int) -> float:
+    """Cost (nats) of the final name X for a window of r tokens with unlimited data: the bag at
+    r = 0, ln N when the window is 'thanked' alone, ln(N-1) once it also holds the second Y,
+    and 0 once it reaches the source at position 0 (r >= L+8)."""
+    if r == 0:
+        return bag_copy_cost(n_names, gap)
+    if r >= gap + 8:
+        return 0.0
+    return math.log(n_names) if r == 1 else math.log(n_names - 1)
+
+
+def staircase_y(n_names: int, gap: int, r: int) -> float:
+    """Cost (nats) of the second Y for a window of r tokens: the bag at r = 0, ln N while the
+    window holds only 'then', fillers, the thing and 'a' (nothing about Y), and 0 once it reaches
+    the first Y at position 2 (r >= L+4)."""
+    if r == 0:
+        return bag_copy_cost(n_names, gap)
+    return 0.0 if r >= gap + 4 else math.log(n_names)
+
+
+def contexts_to_zero(n_names: int, n_fillers: int, gap: int) -> int:
+    """Distinct windows a table must hold to pay 0 on the final name: the window must reach
+    position 0, so it is the whole prefix, and there is one prefix per sentence."""
+    return tl.n_sentences(n_names, n_fillers, gap)
+
+
+def coupon_collector(rows: float) -> float:
+    """Expected uniform draws until each of ``rows`` equally likely rows has been seen once:
+    rows times the harmonic number H_rows (= digamma(rows+1) + Euler's gamma)."""
+    return float(rows * (digamma(rows + 1.0) + np.euler_gamma))
+
+
+def row_keys(rows: np.ndarray) -> np.ndarray:
+    """Each row of an integer array as one sortable key (its bytes)."""
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    return rows.view(np.dtype((np.void, 8 * rows.shape[1]))).ravel()
+
+
+def _entropy_of_counts(counts: np.ndarray, total: int) -> float:
+    q = counts / total
+    return float(-np.sum(q * np.log(q)))
+
+
+def enumerated_window_cost(sentences: np.ndarray, position: int, r: int) -> float:
+    """Exact cost at ``position`` of a window of r >= 1 tokens with unlimited data, from an
+    enumeration of equally likely sentences: H(token | window) = H(window, token) - H(window).
+    The same number as ``toylang.conditional_entropy`` (tests check it), computed on row keys
+    because that is much faster. The copies follow 'then' and 'thanked', words that occur once
+    per sentence at a fixed place, so the pooled table's row for such a window is the law at
+    that position (tests check this against ``fit_window``)."""
+    w = min(r, position + 1)  # a longer window only adds more start markers
+    pad = np.full((len(sentences), max(0, w - position)), -1, dtype=np.int64)
+    ctx = np.hstack([pad, sentences[:, max(0, position - w) : position]])
+    joint = np.hstack([ctx, sentences[:, position : position + 1]])
+    total = len(sentences)
+    h_ctx = _entropy_of_counts(np.unique(row_keys(ctx), return_counts=True)[1], total)
+    h_joint = _entropy_of_counts(np.unique(row_keys(joint), return_counts=True)[1], total)
+    return h_joint - h_ctx
+
+
+def window_contexts(texts: np.ndarray, r: int) -> np.ndarray:
+    """The window in front of every position, shape (S, n, r+1): a leading 0 column (so r = 0
+    is an empty context), then r tokens, with -1 as the start marker before the text."""
+    texts = np.atleast_2d(texts)
+    s, n = texts.shape
+    padded = np.hstack([np.full((s, r), -1, dtype=np.int64), texts])
+    idx = np.arange(n)[:, None] + np.arange(r)[None, :]
+    return np.concatenate([np.zeros((s, n, 1), dtype=np.int64), padded[:, idx]], axis=2)
+
+
+def fit_window(corpus: np.ndarray, r: int) -> dict:
+    """The maximum-likelihood window model, p(w | u) = c(u, w) / c(u), as sorted count tables
+    over every position of every text of ``corpus`` (each text counted once)."""
+    ctx = window_contexts(corpus, r).reshape(-1, r + 1)
+    joint = np.hstack([ctx, corpus.reshape(-1, 1)])
+    ctx_keys, ctx_counts = np.unique(row_keys(ctx), return_counts=True)
+    joint_keys, joint_counts = np.unique(row_keys(joint), return_counts=True)
+    return {"r": r, "ctx": (ctx_keys, ctx_counts), "joint": (joint_keys, joint_counts)}
+
+
+def _lookup(table: tuple, keys: np.ndarray) -> np.ndarray:
+    known, counts = table
+    i = np.minimum(np.searchsorted(known, keys), len(known) - 1)
+    return np.where(known[i] == keys, counts[i], 0).astype(float)
+
+
+def window_probs(model: dict, texts: np.ndarray) -> np.ndarray:
+    """p(w_t | window) at every position of every text, shape (S, n); NaN where the window was
+    never seen in training (the relative frequency is 0/0 there)."""
+    texts = np.atleast_2d(texts)
+    ctx = window_contexts(texts, model["r"])
+    joint = np.concatenate([ctx, texts[:, :, None]], axis=2)
+    c_u = _lookup(model["ctx"], row_keys(ctx.reshape(-1, ctx.shape[2])))
+    c_uw = _lookup(model["joint"], row_keys(joint.reshape(-1, joint.shape[2])))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (c_uw / c_u).reshape(texts.shape)
+
+
+def window_staircase(N: int, F: int, L: int, r_max: int, max_enumerated: int) -> dict:
+    """Closed-form staircase of the two copies over r = 0..r_max, the same costs from an
+    enumeration of the language when it has at most ``max_enumerated`` sentences, and the size
+    of the table that reaches 0 on the final name."""
+    rs = range(r_max + 1)
+    cost_x = np.array([staircase_x(N, L, r) for r in rs])
+    cost_y = np.array([staircase_y(N, L, r) for r in rs])
+    pos = tl.copy_positions(L)
+    enum_x = np.full(r_max + 1, np.nan)
+    enum_y = np.full(r_max + 1, np.nan)
+    pooled_gap = closed_gap = zero_x = zero_y = n_distinct = np.nan
+    enumerated = tl.n_sentences(N, F, L) <= max_enumerated
+    if enumerated:
+        s = tl.enumerate_sentences(N, F, L)
+        freq = np.bincount(s.ravel(), minlength=tl.vocab_size(N, F)) / s.size
+        enum_x[0] = -np.mean(np.log(freq[s[:, pos["X"]]]))
+        enum_y[0] = -np.mean(np.log(freq[s[:, pos["Y"]]]))
+        for out, where in ((enum_x, pos["X"]), (enum_y, pos["Y"])):
+            for r in range(1, min(r_max, where + 1) + 1):
+                out[r] = enumerated_window_cost(s, where, r)
+            out[where + 2 :] = out[min(r_max, where + 1)]  # longer: only more start markers
+        pooled_gap = abs(enum_x[0] - bag_copy_cost(N, L))
+        n_distinct = len(np.unique(row_keys(s[:, : pos["X"]])))
+        closed_gap = float(max(np.max(np.abs(enum_x - cost_x)), np.max(np.abs(enum_y - cost_y))))
+        zero_x = float(np.flatnonzero(enum_x[1:] < 1e-12)[0] + 1)
+        zero_y = float(np.flatnonzero(enum_y[1:] < 1e-12)[0] + 1)
+    rows = contexts_to_zero(N, F, L)
+    vocab = tl.vocab_size(N, F)
+    return {
+        "cost_X": cost_x,
+        "cost_Y": cost_y,
+        "cost_X_enumerated": enum_x,
+        "cost_Y_enumerated": enum_y,
+        "copy_cost": cost_x + cost_y,
+        "enumerated": float(enumerated),
+        "window0_bag_gap": pooled_gap,
+        "closed_form_gap": closed_gap,
+        "zero_window_X_enumerated": zero_x,
+        "zero_window_Y_enumerated": zero_y,
+        "zero_window_X": float(next(r for r in rs[1:] if staircase_x(N, L, r) == 0.0)),
+        "zero_window_Y": float(next(r for r in rs[1:] if staircase_y(N, L, r) == 0.0)),
+        "contexts_to_zero": float(rows),
+        "contexts_enumerated": float(n_distinct),
+        "log10_contexts": math.log10(rows),
+        "context_growth": contexts_to_zero(N, F, L + 1) / rows,
+        "vocab": float(vocab),
+        "window_rows": np.array([float(vocab) ** r for r in rs]),
+        "sentences_to_cover": coupon_collector(rows),
+        "rows_ln_rows": rows * math.log(rows),
+    }
+
+
+def ngram_mle(r: int, K: int, tokens: int, alternatives: int, rng: np.random.Generator) -> dict:
+    """The relative-frequency table against random other tables on one random text of
+    ``tokens`` tokens over K words: ``alternatives`` tables, each the MLE moved a random share
+    (0.001 to 1) of the way towards rows drawn from a flat Dirichlet, all give the text a lower
+    likelihood (the smallest lead is positive)."""
+    corpus = rng.integers(K, size=(1, tokens))
+    model = fit_window(corpus, r)
+    ctx = window_contexts(corpus, r).reshape(-1, r + 1)
+    seen, row = np.unique(row_keys(ctx), return_inverse=True)
+    probs = window_probs(model, corpus).ravel()
+    best = float(np.sum(np.log(probs)))
+    # The MLE as a matrix over (seen window, next word), to perturb it row by row.
+    mle = np.zeros((len(seen), K))
+    np.add.at(mle, (row, corpus.ravel()), 1.0)
+    mle /= mle.sum(axis=1, keepdims=True)
+    other = rng.dirichlet(np.ones(K), size=(alternatives, len(seen)))
+    mix = 10.0 ** rng.uniform(-3.0, 0.0, size=(alternatives, 1, 1))  # some close to the MLE
+    law = (1 - mix) * mle[None] + mix * other
+    with np.errstate(divide="ignore"):
+        gaps = best - np.log(law[:, row, corpus.ravel()]).sum(axis=1)
+    return {
+        "mle_gap_min": float(gaps.min()),
+        "mle_rows_sum": float(np.max(np.abs(mle.sum(axis=1) - 1.0))),
+        "n_windows": float(len(seen)),
+    }
+
+
+def neural_window_params(vocab: int, d: int, d_h: int, r: int) -> int:
+    """Weights of the neural window: an embedding per token, a hidden layer on the r
+    concatenated embeddings (with biases), and a softmax layer back to the vocabulary."""
+    return vocab * d + (r * d + 1) * d_h + (d_h + 1) * vocab
+
+
+def neural_window(vocab: int, d: int, d_h: int, r: int) -> dict:
+    """The parameter count at one window, and its first and second differences in r (a
+    constant first difference and a zero second difference: linear growth)."""
+    n = [neural_window_params(vocab, d, d_h, r + k) for k in range(3)]
+    return {
+        "n_params": float(n[0]),
+        "increment_per_r": float(n[1] - n[0]),
+        "second_difference": float(n[2] - 2 * n[1] + n[0]),
+    }
+
+
+def _r_coords(r_max: int, **_) -> range:
+    return range(r_max + 1)
 
 
 EXPERIMENTS = [
@@ -33,5 +250,99 @@ EXPERIMENTS = [
             ),
         ),
         sections=("soft-dictionary: The Journal Wants an Autocomplete (line 21)",),
+    ),
+    Experiment(
+        name="window_staircase",
+        func=window_staircase,
+        grid=("N", "F", "L"),
+        params=("r_max", "max_enumerated"),
+        outputs=(
+            Output("cost_X", "cost of the final name for a window of r tokens", "nats", ("r",)),
+            Output("cost_Y", "cost of the second Y for a window of r tokens", "nats", ("r",)),
+            Output(
+                "cost_X_enumerated",
+                "cost of the final name from the enumerated language (NaN if too large)",
+                "nats",
+                ("r",),
+            ),
+            Output(
+                "cost_Y_enumerated",
+                "cost of the second Y from the enumerated language (NaN if too large)",
+                "nats",
+                ("r",),
+            ),
+            Output("copy_cost", "cost of the two copies together", "nats", ("r",)),
+            Output("enumerated", "1 if the language was enumerated", "1"),
+            Output(
+                "window0_bag_gap",
+                "|pooled window-0 cost on X minus the bag's closed form| (enumerated)",
+                "nats",
+            ),
+            Output(
+                "closed_form_gap",
+                "largest |closed form - enumeration| over r and both copies (enumerated)",
+                "nats",
+            ),
+            Output(
+                "zero_window_X_enumerated",
+                "smallest window with cost 0 on the final name, from the enumeration",
+                "tokens",
+            ),
+            Output(
+                "zero_window_Y_enumerated",
+                "smallest window with cost 0 on the second Y, from the enumeration",
+                "tokens",
+            ),
+            Output("zero_window_X", "smallest window with cost 0 on the final name", "tokens"),
+            Output("zero_window_Y", "smallest window with cost 0 on the second Y", "tokens"),
+            Output("contexts_to_zero", "windows a table needs to pay 0 on the final name", "1"),
+            Output(
+                "contexts_enumerated",
+                "distinct prefixes before the final name in the enumeration (NaN if too large)",
+                "1",
+            ),
+            Output("log10_contexts", "log10 of the windows needed to pay 0 on X", "1"),
+            Output("context_growth", "factor by which one more filler multiplies them", "1"),
+            Output("vocab", "token types of the language", "1"),
+            Output("window_rows", "rows of a table over every window of r tokens", "1", ("r",)),
+            Output(
+                "sentences_to_cover",
+                "expected uniform sentences until every needed window has been seen",
+                "sentences",
+            ),
+            Output("rows_ln_rows", "rows times ln(rows), the leading term of that", "sentences"),
+        ),
+        coords={"r": _r_coords},
+        sections=(
+            "first-principles A3: window staircase and table sizes (lines 233, 257-263, 301)",
+            "first-principles A5: windows in the comparison table (lines 315, 323-325)",
+        ),
+    ),
+    Experiment(
+        name="ngram_mle",
+        func=ngram_mle,
+        grid=("r", "K"),
+        params=("tokens", "alternatives"),
+        outputs=(
+            Output(
+                "mle_gap_min",
+                "smallest log-likelihood lead of the relative frequencies over another table",
+                "nats",
+            ),
+            Output("mle_rows_sum", "largest |row sum - 1| of the relative-frequency table", "1"),
+            Output("n_windows", "distinct windows in the text", "1"),
+        ),
+        sections=("first-principles A3: the maximum-likelihood n-gram (lines 239-255)",),
+    ),
+    Experiment(
+        name="neural_window",
+        func=neural_window,
+        grid=("vocab", "d", "d_h", "r"),
+        outputs=(
+            Output("n_params", "weights of the neural window", "1"),
+            Output("increment_per_r", "weights added by one more token of window", "1"),
+            Output("second_difference", "second difference of the weights in r", "1"),
+        ),
+        sections=("first-principles A3: the neural window's size (lines 295-299)",),
     ),
 ]

@@ -111,13 +111,19 @@ def conditional_entropy(sentences: np.ndarray, position: int, window: int | None
     if pad:
         ctx = np.hstack([np.full((len(s), pad), -1, dtype=s.dtype), ctx])
     joint = np.hstack([ctx, s[:, position : position + 1]])
-    _, ctx_counts = np.unique(ctx, axis=0, return_counts=True) if ctx.shape[1] else (None, [len(s)])
-    _, joint_counts = np.unique(joint, axis=0, return_counts=True)
-    total = len(s)
-    h_joint = -np.sum(joint_counts / total * np.log(joint_counts / total))
-    ctx_counts = np.asarray(ctx_counts, dtype=float)
-    h_ctx = -np.sum(ctx_counts / total * np.log(ctx_counts / total))
-    return float(h_joint - h_ctx)
+    h_joint = _entropy_of_rows(joint)
+    h_ctx = _entropy_of_rows(ctx) if ctx.shape[1] else 0.0
+    return h_joint - h_ctx
+
+
+def _entropy_of_rows(rows: np.ndarray) -> float:
+    """Entropy (nats) of the empirical law of the distinct rows of a 2-d integer array; rows
+    are viewed as single byte strings so that np.unique sorts them fast."""
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+    _, counts = np.unique(keys, return_counts=True)
+    q = counts / len(rows)
+    return float(-np.sum(q * np.log(q)))
 
 
 def is_sentence(tokens: np.ndarray, n_names: int, n_fillers: int) -> bool:
@@ -143,6 +149,43 @@ def is_sentence(tokens: np.ndarray, n_names: int, n_fillers: int) -> bool:
         and t[8 + gap] == x
         and t[9 + gap] == ids["."]
     )
+
+
+def sentence_mask(tokens: np.ndarray, n_names: int, n_fillers: int) -> np.ndarray:
+    """``is_sentence`` for every row of a (S, 10+L) array at once (True where a row is a
+    sentence of the language)."""
+    t = np.asarray(tokens)
+    gap = t.shape[1] - 10
+    if gap < 0:
+        return np.zeros(len(t), dtype=bool)
+    ids = token_ids(n_names)
+    x, y = t[:, 0], t[:, 2]
+    fillers = t[:, 5 : 5 + gap] - ids["filler0"]
+    thing = t[:, 4] - ids["thing0"]
+    return (
+        (x >= 0)
+        & (x < n_names)
+        & (y >= 0)
+        & (y < n_names)
+        & (x != y)
+        & (t[:, 1] == ids["gave"])
+        & (t[:, 3] == ids["a"])
+        & (thing >= 0)
+        & (thing < len(THINGS))
+        & np.all((fillers >= 0) & (fillers < n_fillers), axis=1)
+        & (t[:, 5 + gap] == ids["then"])
+        & (t[:, 6 + gap] == y)
+        & (t[:, 7 + gap] == ids["thanked"])
+        & (t[:, 8 + gap] == x)
+        & (t[:, 9 + gap] == ids["."])
+    )
+
+
+def encode(words: str, n_names: int, n_fillers: int) -> np.ndarray:
+    """Token ids of a whitespace-separated text written in ToyLang's words (for the sentences
+    the notes print)."""
+    index = {w: i for i, w in enumerate(vocabulary(n_names, n_fillers))}
+    return np.array([index[w] for w in words.split()], dtype=np.int64)
 
 
 EXPERIMENTS: list = []  # the ToyLang experiments live in the modules of the models they test

@@ -38,6 +38,65 @@ FIGURES: tuple[Figure, ...] = (
         "soft_lookup:position_patch",
     ),
     Figure("soft-dictionary/block-diagram", "soft_dictionary", (), "soft_lookup:block_diagram"),
+    # every-word: the note's printed tables drawn from the cubes.
+    Figure(
+        "every-word/three-matrices-projections",
+        "every_word",
+        ("single_head",),
+        "every_word:three_matrices",
+    ),
+    Figure(
+        "every-word/score-square-shares", "every_word", ("single_head",), "every_word:score_square"
+    ),
+    Figure("every-word/cost-growth", "every_word", ("head_cost",), "every_word:cost_growth"),
+    Figure(
+        "every-word/sqrt-divide-scale",
+        "every_word",
+        ("score_scale", "pinned_width"),
+        "every_word:sqrt_divide_scale",
+    ),
+    # first-principles, opening to A2 (drawn in ruler_and_bag.py)
+    Figure("first-principles/route-parts", "first_principles_A", (), "ruler_and_bag:route"),
+    Figure(
+        "first-principles/route-two-clocks", "first_principles_A", (), "ruler_and_bag:two_clocks"
+    ),
+    Figure(
+        "first-principles/A1-ruler-costs",
+        "first_principles_A",
+        ("ruler_costs",),
+        "ruler_and_bag:ruler_costs",
+    ),
+    Figure(
+        "first-principles/A2-shuffle",
+        "first_principles_A",
+        ("bag_shuffle",),
+        "ruler_and_bag:shuffle",
+    ),
+    # first-principles A3 and A5 (drawn in windows_and_states.py)
+    Figure(
+        "first-principles/A3-window-staircase",
+        "first_principles_A",
+        ("window_staircase",),
+        "windows_and_states:staircase",
+    ),
+    Figure(
+        "first-principles/A3-table-vs-rule",
+        "first_principles_A",
+        ("window_staircase", "binding_hmm", "copy_rule"),
+        "windows_and_states:table_vs_rule",
+    ),
+    Figure(
+        "first-principles/A3-three-ways",
+        "first_principles_A",
+        ("model_comparison",),
+        "windows_and_states:three_ways",
+    ),
+    Figure(
+        "first-principles/A5-model-comparison",
+        "first_principles_A",
+        ("model_comparison",),
+        "windows_and_states:comparison",
+    ),
 )
 
 
