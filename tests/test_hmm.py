@@ -80,7 +80,7 @@ def test_changing_a_printed_transition_turns_the_check_red(monkeypatch):
     entries = [
         e
         for e in claims.load_registry(REGISTRY / "first-principles")
-        if e["id"].startswith("first-principles/A3/forward-check")
+        if e["id"].startswith("first-principles/A4/forward-check")
     ]
 
     def verdicts():
@@ -90,5 +90,5 @@ def test_changing_a_printed_transition_turns_the_check_red(monkeypatch):
     assert set(verdicts().values()) == {"reproduced"}
     monkeypatch.setattr(hmm, "CHECK_T", np.array([[0.8, 0.2], [0.4, 0.6]]))  # 0.7 in the note
     after = verdicts()
-    assert after["first-principles/A3/forward-check-p"] == "discrepant"
-    assert after["first-principles/A3/forward-check-brute-force"] == "discrepant"
+    assert after["first-principles/A4/forward-check-p"] == "discrepant"
+    assert after["first-principles/A4/forward-check-brute-force"] == "discrepant"

@@ -30,7 +30,7 @@ def test_changing_one_hand_set_key_turns_the_lookup_claims_red(monkeypatch):
     monkeypatch.setattr(soft_lookup, "KEYS", keys)
     after = verdicts({"soft_lookup": run_experiment(exp, block, CONFIG["seed"])}, "soft_lookup")
     flipped = [i for i in before if before[i] == "reproduced" and after[i] == "discrepant"]
-    assert "soft-dictionary/soft-lookup/sat-weights" in flipped
+    assert "soft-dictionary/soft-lookup/sat-row-cat" in flipped
     assert "soft-dictionary/self-attention/row-the" in flipped
     assert len(flipped) >= 10
 

@@ -33,18 +33,6 @@ def test_enumeration_agrees_with_the_closed_form(n, gap, f):
     assert np.allclose(out["final_window_cost"], closed, atol=1e-12)
 
 
-def test_fast_conditional_entropy_matches_the_core():
-    s = tl.enumerate_sentences(3, 2, 2)
-    base = tl.vocab_size(3, 2)
-    for pos in range(s.shape[1]):
-        for window in (None, 0, 1, 3):
-            if window is not None and window > pos + 2:
-                continue
-            a = tl.conditional_entropy(s, pos, window)
-            b = tp.conditional_entropy_fast(s, pos, window, base)
-            assert a == pytest.approx(b, abs=1e-12)
-
-
 def test_uniformity_check_can_fail():
     s = tl.enumerate_sentences(3, 2, 1)
     skewed = np.vstack([s, s[:1]])  # one sentence twice: no longer uniform after its prefix

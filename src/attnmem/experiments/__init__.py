@@ -21,7 +21,6 @@ _TOPICS = (
     "score_scale",
     "true_process",
     "bag_of_words",
-    "colour_code",
     "hmm",
     "copy_rule",
     "pair_mixture",

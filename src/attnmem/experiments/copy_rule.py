@@ -1,6 +1,6 @@
 """A rule instead of a table: "the final name equals the token d places before it".
 
-first-principles A3 (lines 301-308): with the offsets d = 1..L+8 as hypotheses, one sentence of
+first-principles A4 (lines 301-308): with the offsets d = 1..L+8 as hypotheses, one sentence of
 ToyLang leaves exactly one of them, d = L+8. Checked on every sentence of small enumerated
 languages and on one drawn sentence per gap where the language is too large to list.
 """
@@ -87,6 +87,6 @@ EXPERIMENTS = [
             Output("all_gaps_ok", "1 if the survivor is L+8 at every gap", "1"),
         ),
         coords={"L": _gaps},
-        sections=("first-principles A3: one sentence identifies the copy rule (lines 301-308)",),
+        sections=("first-principles A4: one sentence identifies the copy rule (lines 301-308)",),
     ),
 ]

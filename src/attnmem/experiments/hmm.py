@@ -1,6 +1,6 @@
 """Hidden Markov models: the forward algorithm, and a hand-built machine that holds the binding.
 
-first-principles A3 (lines 264-294): the forward recursion checked on the note's two-state
+first-principles A4 (lines 264-294): the forward recursion checked on the note's two-state
 example against the sum over every state path; the HMM whose state is the ordered pair of names
 and the phase inside the sentence, run on every sentence of small enumerated ToyLangs (or on
 drawn sentences where the language is too large to list); and the count of situations a
@@ -278,7 +278,7 @@ EXPERIMENTS = [
             ),
         ),
         coords={"t": (1, 2, 3), "state": (0, 1)},
-        sections=("first-principles A3: the forward algorithm and its Check (lines 264-289)",),
+        sections=("first-principles A4: the forward algorithm and its Check (lines 264-289)",),
     ),
     Experiment(
         name="binding_hmm",
@@ -315,7 +315,7 @@ EXPERIMENTS = [
             Output("ln_N_minus_1", "ln(N-1)", "nats"),
         ),
         sections=(
-            "first-principles A3: the hand-built binding HMM and the bound on states "
+            "first-principles A4: the hand-built binding HMM and the bound on states "
             "(lines 290-294, 309)",
             "first-principles A5: the HMM row of the comparison table (line 326)",
         ),

@@ -3,11 +3,11 @@
 A model that conditions on the last ``r`` tokens keeps one row per distinct window; over a
 vocabulary of ``V`` words there can be ``V**r`` of them (soft-dictionary line 21).
 
-On ToyLang (first-principles A3, lines 232-263, 295-301): what a window of ``r`` tokens with
-unlimited data pays on the two copied names, as closed forms over (N, L, r) and exactly from an
-enumerated language; the contexts a table needs to reach 0 on the final name; the fitted
-(maximum-likelihood) table of relative frequencies, pooled over all positions; and the size of
-the neural window of Bengio et al. (2003) as the note counts it.
+On ToyLang (first-principles A3, lines 232-263, and A4, lines 295-301): what a window of ``r``
+tokens with unlimited data pays on the two copied names, as closed forms over (N, L, r) and
+exactly from an enumerated language; the contexts a table needs to reach 0 on the final name;
+the fitted (maximum-likelihood) table of relative frequencies, pooled over all positions; and
+the size of the neural window of Bengio et al. (2003) as the note counts it.
 """
 
 from __future__ import annotations
@@ -314,7 +314,7 @@ EXPERIMENTS = [
         ),
         coords={"r": _r_coords},
         sections=(
-            "first-principles A3: window staircase and table sizes (lines 233, 257-263, 301)",
+            "first-principles A3-A4: window staircase and table sizes (lines 233, 257-263, 301)",
             "first-principles A5: windows in the comparison table (lines 315, 323-325)",
         ),
     ),
@@ -343,6 +343,6 @@ EXPERIMENTS = [
             Output("increment_per_r", "weights added by one more token of window", "1"),
             Output("second_difference", "second difference of the weights in r", "1"),
         ),
-        sections=("first-principles A3: the neural window's size (lines 295-299)",),
+        sections=("first-principles A4: the neural window size (lines 295-299)",),
     ),
 ]

@@ -115,37 +115,10 @@ def prefix_codes(sentences: np.ndarray, base: int) -> np.ndarray:
     return codes
 
 
-def window_codes(sentences: np.ndarray, base: int, start: int, stop: int) -> np.ndarray:
-    """Tokens start..stop-1 of each row as one integer (positions before 0 read as a start
-    marker, coded base - 1 + 1 = base, so the base is widened by one)."""
-    s = np.asarray(sentences, dtype=np.int64)
-    code = np.zeros(len(s), dtype=np.int64)
-    for t in range(start, stop):
-        token = s[:, t] if t >= 0 else np.full(len(s), base)
-        code = code * (base + 1) + token
-    return code
-
-
 def _group(codes: np.ndarray):
     """Index of each code's group of equal codes, and the size of every group."""
     _, inverse, counts = np.unique(codes, return_inverse=True, return_counts=True)
     return inverse.ravel(), counts
-
-
-def conditional_entropy_fast(sentences, position: int, window: int | None, base: int) -> float:
-    """Exact H(w_position | the ``window`` tokens before it) for equally likely sentences (the
-    whole prefix when ``window`` is None); the same number as ``toylang.conditional_entropy``,
-    computed on integer codes of the contexts so that a large enumeration stays fast."""
-    start = 0 if window is None else position - window
-    ctx = window_codes(sentences, base, start, position)
-    joint = ctx * (base + 1) + np.asarray(sentences)[:, position]
-    total = len(ctx)
-    h = 0.0
-    for codes, sign in ((joint, 1.0), (ctx, -1.0)):
-        _, counts = np.unique(codes, return_counts=True)
-        q = counts / total
-        h += sign * float(-np.sum(q * np.log(q)))
-    return h
 
 
 def prefix_probabilities(sentences: np.ndarray, base: int) -> tuple[np.ndarray, np.ndarray]:
@@ -178,11 +151,11 @@ def ruler_enumeration(N: int, L: int, F: int) -> dict:
     count = len(np.unique(codes[:, -1]))
     n = s.shape[1]
     closed = tl.true_position_costs(N, F, L)
-    enum_costs = np.array([conditional_entropy_fast(s, t, None, base) for t in range(n)])
+    enum_costs = np.array([tl.conditional_entropy(s, t, None) for t in range(n)])
     probs, uniform = prefix_probabilities(s, base)
     per_sentence = -np.log(probs).sum(axis=1)
     final = tl.copy_positions(L)["X"]
-    windows = np.array([conditional_entropy_fast(s, final, w, base) for w in range(final + 1)])
+    windows = np.array([tl.conditional_entropy(s, final, w) for w in range(final + 1)])
     zero = np.flatnonzero(np.abs(windows) < 1e-12)
     pos = tl.copy_positions(L)
     return {

@@ -72,7 +72,7 @@ FIGURES: tuple[Figure, ...] = (
         ("bag_shuffle",),
         "ruler_and_bag:shuffle",
     ),
-    # first-principles A3 and A5 (drawn in windows_and_states.py)
+    # first-principles A3, A4 and A5 (drawn in windows_and_states.py)
     Figure(
         "first-principles/A3-window-staircase",
         "first_principles_A",
@@ -80,13 +80,13 @@ FIGURES: tuple[Figure, ...] = (
         "windows_and_states:staircase",
     ),
     Figure(
-        "first-principles/A3-table-vs-rule",
+        "first-principles/A4-table-vs-rule",
         "first_principles_A",
         ("window_staircase", "binding_hmm", "copy_rule"),
         "windows_and_states:table_vs_rule",
     ),
     Figure(
-        "first-principles/A3-three-ways",
+        "first-principles/A4-three-ways",
         "first_principles_A",
         ("model_comparison",),
         "windows_and_states:three_ways",

@@ -1,4 +1,4 @@
-"""Figures of first-principles A3 and A5: the staircase a window pays on the copies, the table
+"""Figures of first-principles A3, A4 and A5: the staircase a window pays on the copies, the table
 against the machine and the rule, three ways of sharing strength, and every model of Part A on
 the two copies as the gap grows."""
 
@@ -9,7 +9,7 @@ import numpy as np
 
 from . import style
 
-DEFAULT_L = 3  # the note's default ruler (A1); the drag handles of A3 open there
+DEFAULT_L = 3  # the note's default ruler (A1); the drag handles of A3 and A4 open there
 TABLE_L = 10  # the gap of the comparison table of A5 (line 318)
 N, F = 8, 6  # the note's ruler
 
@@ -142,7 +142,7 @@ def table_vs_rule(cubes):
 
 
 def three_ways(cubes):
-    """What the three answers of A3 to the table's size keep at the comparison table's gap
+    """What the three answers of A4 to the table's size keep at the comparison table's gap
     (L = 10, N = 8): a bag per pair of names, a state per pair and phase, a weight matrix over
     embedded windows. The note's own drawing is lost; this shows only what the text fixes."""
     ds = cubes["model_comparison"].sel(N=N, F=F, L=TABLE_L)
