@@ -79,3 +79,21 @@ def test_one_and_two_cores_give_identical_cubes(tmp_path):
         runs[cores] = {n: read_cube(work / f"results/{n}.nc") for n in EXPERIMENTS}
     for name in EXPERIMENTS:
         xr.testing.assert_identical(runs["1"][name].drop_attrs(), runs["2"][name].drop_attrs())
+
+
+def test_static_sources_name_every_experiment_and_its_module():
+    import inspect
+
+    from attnmem.sources import experiment_sources
+
+    static = experiment_sources()
+    assert sorted(static) == sorted(EXPERIMENTS)
+    for name, exp in EXPERIMENTS.items():
+        module_file = inspect.getsourcefile(exp.func)
+        assert module_file in static[name], name
+        # every experiments module the defining module uses is an input too
+        module = inspect.getmodule(exp.func)
+        for value in vars(module).values():
+            owner = value if inspect.ismodule(value) else inspect.getmodule(value)
+            if owner is not None and owner.__name__.startswith("attnmem.experiments."):
+                assert inspect.getsourcefile(owner) in static[name], (name, owner.__name__)

@@ -98,3 +98,7 @@ def test_every_figure_supports_a_claim(entries):
     named = {f for e in entries for f in claims.figures_of(e)}
     orphans = [f.id for f in catalog.FIGURES if f.id not in named]
     assert not orphans, f"figures no claim names: {orphans}"
+
+
+def test_text_scan_of_cube_names_matches_the_parsed_registry(entries):
+    assert claims.cubes_named_in(FILES) == claims.cubes_of(entries)

@@ -71,6 +71,18 @@ def checks_of(entry: Mapping) -> list[dict]:
     return list(check) if isinstance(check, list) else [check]
 
 
+def cubes_named_in(files: Iterable[str | Path]) -> list[str]:
+    """Names of the cubes the registry files read, found by a plain text scan (parsing the
+    whole registry as YAML costs most of a second at every Snakemake start)."""
+    names = set()
+    for path in files:
+        names.update(_CUBE.findall(Path(path).read_text(encoding="utf-8")))
+    return sorted(names)
+
+
+_CUBE = re.compile(r"\bcube:\s*([A-Za-z_]\w*)")
+
+
 def cubes_of(entries: Iterable[Mapping]) -> list[str]:
     """Names of the cubes the entries read."""
     return sorted({c["cube"] for e in entries for c in checks_of(e)})

@@ -8,6 +8,7 @@ rule's inputs, outputs and params as Python objects, so no shell string is built
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 from collections.abc import Mapping, Sequence
@@ -99,18 +100,20 @@ def build_gallery(pngs: Sequence[str], captions: Sequence[str], claims_csv, out_
 
 def experiment_job(smk) -> None:
     setup_logging(smk.log[0] if smk.log else None)
-    run_experiment(smk.params.name, smk.params.block, smk.params.seed, smk.output[0])
+    snapshot = json.loads(Path(smk.input.config).read_text())
+    run_experiment(snapshot["experiment"], snapshot["block"], snapshot["seed"], smk.output[0])
 
 
 def figures_job(smk) -> None:
     setup_logging(smk.log[0] if smk.log else None)
     from .figures import catalog
 
+    group = smk.rule.removeprefix("figures_")
     cube_paths = {Path(p).stem: p for p in smk.input.cubes}
-    first = catalog.groups()[smk.params.group][0]
+    first = catalog.groups()[group][0]
     png = Path(next(p for p in smk.output if p.endswith(f"{first.id}.png")))
     out_dir = png.parents[len(Path(first.id).parts) - 1]
-    draw_figures(smk.params.group, cube_paths, out_dir)
+    draw_figures(group, cube_paths, out_dir)
 
 
 def claims_job(smk) -> None:

@@ -1,13 +1,13 @@
 # The claims table (registry judged against the cubes) and the figure gallery.
 
-from attnmem.claims import cubes_of, load_registry, registry_files
+from attnmem.claims import cubes_named_in, registry_files
 
 REGISTRY = BASE / "config/claims"
 
 
 rule claims:
     input:
-        cubes=[f"results/{name}.nc" for name in cubes_of(load_registry(REGISTRY))],
+        cubes=[f"results/{name}.nc" for name in cubes_named_in(registry_files(REGISTRY))],
         registry=registry_files(REGISTRY),
     output:
         "results/claims.csv",

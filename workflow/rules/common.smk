@@ -1,10 +1,11 @@
-# Shared helpers: config validation (before any job runs), experiment params, figure outputs.
+# Shared helpers: config validation (before any job runs), experiment inputs, figure outputs.
 
+import json
 from pathlib import Path
 
 from attnmem.config import ConfigError, check_config
-from attnmem.experiments import registry, sources
 from attnmem.figures import catalog
+from attnmem.sources import experiment_sources
 
 BASE = Path(workflow.basedir)
 
@@ -14,17 +15,23 @@ except ConfigError as err:
     raise WorkflowError(str(err)) from None
 
 
-def experiment(name):
-    """The params of an experiment rule: its name, its config block and the global seed."""
-    return {"name": name, "block": config["experiments"][name], "seed": config["seed"]}
-
-
-EXPERIMENTS = registry()
+def config_snapshot(name):
+    """results/config/<name>.json: the experiment's config block and the global seed, rewritten
+    only when they change. It is the rule's input instead of a `params:` entry, so an edit of
+    the block reruns the experiment by file time, and a run with nothing to do stays fast
+    (Snakemake imports pandas, half a second, to compare any rule's params)."""
+    path = Path("results/config") / f"{name}.json"
+    snapshot = {"experiment": name, "seed": config["seed"], "block": config["experiments"][name]}
+    text = json.dumps(snapshot, indent=1, sort_keys=True) + "\n"
+    if not path.exists() or path.read_text() != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return str(path)
 
 
 def science(name):
     """Source files of an experiment's science: editing them reruns the experiment."""
-    return sources(EXPERIMENTS[name])
+    return experiment_sources()[name]
 
 
 def figure_cubes(group):

@@ -8,11 +8,10 @@ for _name in config["experiments"]:
         name:
             _name
         input:
-            science(_name),
+            config=config_snapshot(_name),
+            science=science(_name),
         output:
             f"results/{_name}.nc",
-        params:
-            **experiment(_name),
         log:
             f"logs/{_name}.log",
         benchmark:

@@ -11,8 +11,6 @@ for _group in catalog.groups():
             code=figure_code(_group),
         output:
             figure_outputs(_group),
-        params:
-            group=_group,
         log:
             f"logs/figures_{_group}.log",
         benchmark:

@@ -6,10 +6,7 @@ make its experiments runnable (and give each a block in config/config.yaml and t
 
 from __future__ import annotations
 
-import inspect
-import sys
 from importlib import import_module
-from pathlib import Path
 
 from ..spec import Experiment
 
@@ -37,18 +34,3 @@ def registry() -> dict[str, Experiment]:
                 raise ValueError(f"experiment {exp.name!r} is defined twice")
             out[exp.name] = exp
     return out
-
-
-def sources(exp: Experiment) -> list[str]:
-    """Source files of the science an experiment runs: the module that defines its function and
-    the experiment modules that module uses. Rules take them as inputs, so that editing the
-    science reruns the experiment."""
-    module = sys.modules[exp.func.__module__]
-    files = {inspect.getsourcefile(module)}
-    for value in vars(module).values():
-        owner = (
-            value if inspect.ismodule(value) else sys.modules.get(getattr(value, "__module__", ""))
-        )
-        if owner is not None and owner.__name__.startswith(__name__ + "."):
-            files.add(inspect.getsourcefile(owner))
-    return sorted(str(Path(f)) for f in files)

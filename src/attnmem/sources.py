@@ -1,0 +1,50 @@
+"""Which source files each experiment's science lives in, read as text.
+
+The Snakefile gives every experiment rule its science's source files as inputs, so that editing
+the science reruns the experiment. It finds them by scanning the modules' text instead of
+importing them: importing the science (numpy, scipy) would cost a second of every Snakemake
+start, including a run with nothing to do. A test checks the scan against the imported modules.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+EXPERIMENTS_DIR = Path(__file__).parent / "experiments"
+
+_NAME = re.compile(r"""\bname\s*=\s*["']([A-Za-z_]\w*)["']""")
+_FROM_SIBLING = re.compile(r"^from \.(\w+)[\w.]* import", re.MULTILINE)
+_SIBLINGS = re.compile(r"^from \. import ([\w ,]+)", re.MULTILINE)
+
+
+def _module_facts(text: str) -> tuple[list[str], set[str]]:
+    """Experiment names declared in a module (``Experiment(name="...")``) and the sibling
+    modules it imports relatively (``from .x import ...``, ``from . import x as y``)."""
+    names = _NAME.findall(text) if "Experiment(" in text else []
+    siblings = set(_FROM_SIBLING.findall(text))
+    for group in _SIBLINGS.findall(text):
+        siblings.update(part.split()[0] for part in group.split(",") if part.strip())
+    return names, siblings
+
+
+@lru_cache(maxsize=4)
+def experiment_sources(directory: Path = EXPERIMENTS_DIR) -> dict[str, list[str]]:
+    """Experiment name -> sorted source files: its module and every experiments module that
+    module imports, directly or through others."""
+    facts = {p.stem: _module_facts(p.read_text(encoding="utf-8")) for p in directory.glob("*.py")}
+    out = {}
+    for module, (names, _) in sorted(facts.items()):
+        seen, todo = {module}, [module]
+        while todo:
+            for dep in facts[todo.pop()][1]:
+                if dep in facts and dep not in seen:
+                    seen.add(dep)
+                    todo.append(dep)
+        files = sorted(str(directory / f"{m}.py") for m in seen)
+        for name in names:
+            if name in out:
+                raise ValueError(f"experiment {name!r} is declared twice")
+            out[name] = files
+    return out
