@@ -20,7 +20,7 @@ include: "workflow/rules/claims.smk"
 
 
 rule all:
+    default_target: True
     input:
         "results/claims.csv",
         "figures/index.html",
-    default_target: True

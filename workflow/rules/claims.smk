@@ -7,7 +7,9 @@ REGISTRY = BASE / "config/claims"
 
 rule claims:
     input:
-        cubes=[f"results/{name}.nc" for name in cubes_named_in(registry_files(REGISTRY))],
+        cubes=[
+            f"results/{name}.nc" for name in cubes_named_in(registry_files(REGISTRY))
+        ],
         registry=registry_files(REGISTRY),
     output:
         "results/claims.csv",
@@ -17,9 +19,9 @@ rule claims:
         "logs/claims.log",
     benchmark:
         "logs/benchmarks/claims.tsv"
-    threads: 1
     conda:
         "../../environment.yml"
+    threads: 1
     resources:
         mem_mb=2048,
     script:
@@ -37,9 +39,9 @@ rule gallery:
         "logs/gallery.log",
     benchmark:
         "logs/benchmarks/gallery.tsv"
-    threads: 1
     conda:
         "../../environment.yml"
+    threads: 1
     resources:
         mem_mb=512,
     script:

@@ -21,7 +21,11 @@ def config_snapshot(name):
     the block reruns the experiment by file time, and a run with nothing to do stays fast
     (Snakemake imports pandas, half a second, to compare any rule's params)."""
     path = Path("results/config") / f"{name}.json"
-    snapshot = {"experiment": name, "seed": config["seed"], "block": config["experiments"][name]}
+    snapshot = {
+        "experiment": name,
+        "seed": config["seed"],
+        "block": config["experiments"][name],
+    }
     text = json.dumps(snapshot, indent=1, sort_keys=True) + "\n"
     if not path.exists() or path.read_text() != text:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -16,9 +16,9 @@ for _name in config["experiments"]:
             f"logs/{_name}.log",
         benchmark:
             f"logs/benchmarks/{_name}.tsv"
-        threads: 1
         conda:
             "../../environment.yml"
+        threads: 1
         resources:
             mem_mb=2048,
         script:

@@ -15,9 +15,9 @@ for _group in catalog.groups():
             f"logs/figures_{_group}.log",
         benchmark:
             f"logs/benchmarks/figures_{_group}.tsv"
-        threads: 1
         conda:
             "../../environment.yml"
+        threads: 1
         resources:
             mem_mb=2048,
         script:
