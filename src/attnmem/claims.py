@@ -367,7 +367,13 @@ def _judge_interval(entry: Mapping, stated: list[Printed], values: list) -> Row:
 
 
 def judge_all(entries: Iterable[Mapping], cubes: Mapping) -> list[Row]:
-    return [judge(e, cubes) for e in entries]
+    """Every entry judged, in reading order: by document, then line in the note."""
+
+    def order(e: Mapping):
+        w = e["where"]
+        return (DOCS.index(w["doc"]) if w["doc"] in DOCS else len(DOCS), w["line"])
+
+    return [judge(e, cubes) for e in sorted(entries, key=order)]
 
 
 # ----------------------------------------------------------------------------- rendering

@@ -11,6 +11,7 @@ rule claims:
             f"results/{name}.nc" for name in cubes_named_in(registry_files(REGISTRY))
         ],
         registry=registry_files(REGISTRY),
+        code=str(BASE / "src/attnmem/claims.py"),
     output:
         "results/claims.csv",
         "results/claims.md",
@@ -33,6 +34,7 @@ rule gallery:
         pngs=all_figure_pngs(),
         captions=all_captions(),
         claims="results/claims.csv",
+        code=str(BASE / "src/attnmem/gallery.py"),
     output:
         "figures/index.html",
     log:
