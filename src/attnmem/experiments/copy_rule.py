@@ -1,4 +1,4 @@
-"""A rule instead of a table: "the final name equals the token d places before it".
+"""A rule instead of a table: predict the final name by copying the token at offset d back.
 
 first-principles A4 (lines 301-308): with the offsets d = 1..L+8 as hypotheses, one sentence of
 ToyLang leaves exactly one of them, d = L+8. Checked on every sentence of small enumerated

@@ -5,7 +5,7 @@ vocabulary of ``V`` words there can be ``V**r`` of them (soft-dictionary line 21
 
 On ToyLang (first-principles A3, lines 232-263, and A4, lines 295-301): what a window of ``r``
 tokens with unlimited data pays on the two copied names, as closed forms over (N, L, r) and
-exactly from an enumerated language; the contexts a table needs to reach 0 on the final name;
+exactly from an enumerated language; how many contexts a table must hold to pay 0 on the final name;
 the fitted (maximum-likelihood) table of relative frequencies, pooled over all positions; and
 the size of the neural window of Bengio et al. (2003) as the note counts it.
 """

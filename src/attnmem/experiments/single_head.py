@@ -29,8 +29,8 @@ TOKEN_IDS = (331, 48, 383, 55)
 # every-word line 29: the chronicle entry those tokens are taken from.
 CHRONICLE = "year 40: 235 hobbs standing in The Hollow, 1773 born and 1567 gone"
 
-# every-word lines 36-40: the four typed numbers of each token (rows = tokens 1-4; slots: bare
-# digit, carries a year, carries a count, how much of a sentence it stands for).
+# every-word lines 36-40: the four typed numbers of each token (rows = tokens 1-4; slots: a
+# bare-digit flag, a year flag, a count flag, and how much of a sentence the token covers).
 X = np.array(
     [
         [0.0, 1.0, 0.0, 0.5],
@@ -500,7 +500,7 @@ EXPERIMENTS = [
             _o("mix_gap", "largest gap between the output and the share-weighted value sum"),
             _o("row2_slot2_parts", "each token's part of token 2's output slot 2", "1", ("key",)),
             _o("out2_count_minus_year", "token 2's output slot 3 minus its slot 2"),
-            _o("rows_2_4_identical", "1 if rows 2 and 4 of the share square are equal"),
+            _o("rows_2_4_identical", "1 if the share square's second and fourth rows are equal"),
             _o("outputs_2_4_identical", "1 if the outputs of tokens 2 and 4 are equal"),
             _o(
                 "rows_2_4_identical_with_positions",

@@ -241,7 +241,8 @@ def route(cubes):
     ax.set_ylim(-0.15, 2.45)
     ax.axis("off")
     ax.set_title(
-        "the route: five parts, each ending where the next begins (red: the limit)", fontsize=10
+        "the route: five parts, each picking up where the previous one stops (red: the limit)",
+        fontsize=10,
     )
     return fig
 
@@ -277,8 +278,8 @@ def two_clocks(cubes):
         style.OBSERVED,
         "fast memory: the context",
         [
-            "written by the forward pass,",
-            "one token at a time",
+            "filled in by the forward pass,",
+            "token by token",
             "",
             "lasts: one sentence",
             "holds: this sentence's data",

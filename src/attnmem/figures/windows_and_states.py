@@ -135,7 +135,8 @@ def table_vs_rule(cubes):
     ax.set_xlabel("gap L (fillers)")
     ax.set_ylabel("count (log scale)")
     ax.set_title(
-        "a table counts every filler combination; a rule counts where to look", fontsize=10
+        "a table: one row per filler combination; a rule: one hypothesis per place to look",
+        fontsize=10,
     )
     ax.legend(fontsize=8, loc="upper left")
     return fig
