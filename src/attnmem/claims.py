@@ -272,7 +272,7 @@ def _tolerances(entry: Mapping, stated: list[Printed], reading: Reading) -> tupl
     return [k * c for c in combined], f"{k:g} combined SE over {n_rep} replicates ({bands})"
 
 
-def _agrees(relation: str, computed, printed: Printed, tol: float, bounds=None) -> bool:
+def _agrees(relation: str, computed, printed: Printed, tol: float) -> bool:
     if printed.label is not None or isinstance(computed, str):
         return str(computed) == (printed.label if printed.label is not None else printed.text)
     c, s = float(computed), printed.number
