@@ -97,3 +97,12 @@ def test_static_sources_name_every_experiment_and_its_module():
             owner = value if inspect.ismodule(value) else inspect.getmodule(value)
             if owner is not None and owner.__name__.startswith("attnmem.experiments."):
                 assert inspect.getsourcefile(owner) in static[name], (name, owner.__name__)
+
+
+def test_one_experiment_is_found_without_importing_the_others():
+    from attnmem.experiments import experiment
+
+    for name, exp in EXPERIMENTS.items():
+        assert experiment(name) is exp, name
+    with pytest.raises(KeyError):
+        experiment("no_such_experiment")

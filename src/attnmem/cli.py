@@ -37,9 +37,9 @@ def setup_logging(log_file: str | None = None) -> None:
 def run_experiment(name: str, block: Mapping, global_seed: int, out: str | Path) -> None:
     from .cube import run_experiment as run
     from .cube import write_cube
-    from .experiments import registry
+    from .experiments import experiment
 
-    exp = registry()[name]
+    exp = experiment(name)
     log.info("running %s over %s", name, dict(block))
     ds = run(exp, block, global_seed)
     write_cube(ds, out)

@@ -30,6 +30,18 @@ def _module_facts(text: str) -> tuple[list[str], set[str]]:
 
 
 @lru_cache(maxsize=4)
+def experiment_modules(directory: Path = EXPERIMENTS_DIR) -> dict[str, str]:
+    """Experiment name -> the module (file stem) that declares it."""
+    out: dict[str, str] = {}
+    for path in sorted(directory.glob("*.py")):
+        for name in _module_facts(path.read_text(encoding="utf-8"))[0]:
+            if name in out:
+                raise ValueError(f"experiment {name!r} is declared twice")
+            out[name] = path.stem
+    return out
+
+
+@lru_cache(maxsize=4)
 def experiment_sources(directory: Path = EXPERIMENTS_DIR) -> dict[str, list[str]]:
     """Experiment name -> sorted source files: its module and every experiments module that
     module imports, directly or through others."""

@@ -22,6 +22,7 @@ _TOPICS = (
     "copy_rule",
     "pair_mixture",
     "model_comparison",
+    "store_budgets",
 )
 
 
@@ -34,3 +35,16 @@ def registry() -> dict[str, Experiment]:
                 raise ValueError(f"experiment {exp.name!r} is defined twice")
             out[exp.name] = exp
     return out
+
+
+def experiment(name: str) -> Experiment:
+    """One experiment, importing only the module that declares it (a job should not pay for
+    importing every topic's science). Falls back to the full registry."""
+    from ..sources import experiment_modules
+
+    module = experiment_modules().get(name)
+    if module in _TOPICS:
+        for exp in import_module(f"{__name__}.{module}").EXPERIMENTS:
+            if exp.name == name:
+                return exp
+    return registry()[name]

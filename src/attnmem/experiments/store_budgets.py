@@ -1,0 +1,357 @@
+"""The arithmetic behind every-layer-a-store's recall answers about programs and limits.
+
+Four small computations (every-layer-a-store lines 43-140):
+
+- what one layer keeps and what the next token reads from a long prompt, for the six ways of
+  keeping the past that the notes list (full cache, window, block selection, pooled selection,
+  heavy pooling, recurrent state);
+- two stores over depth: a doubly stochastic mix of two scalar residual streams followed by a
+  block, and attention over earlier layers' outputs (the notes' hand-set inputs);
+- combining a long run of affine state updates in a balanced tree, against the running product;
+- how keys that share structure raise the interference of an outer-product store above the
+  random-key count, and how a careful (least-squares) write holds a small dictionary exactly.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..spec import Experiment, Output
+from .softmax import softmax
+
+SCHEMES = ("full", "window", "block_select", "pooled_select", "heavy_pool", "recurrent")
+
+
+def _kept_and_read(
+    n_context: int,
+    window: int,
+    blocks: int,
+    block_size: int,
+    pool: int,
+    top_k: int,
+    recent: int,
+    heavy_pool: int,
+) -> dict:
+    """Entries kept by one layer and positions read by the next token, per scheme.
+
+    The recurrent layer keeps one fixed-size matrix per head, counted here as one entry whose
+    size does not depend on ``n_context``."""
+    kept = np.array(
+        [
+            n_context,
+            min(window, n_context),
+            n_context,
+            math.ceil(n_context / pool),
+            math.ceil(n_context / heavy_pool),
+            1,
+        ],
+        dtype=float,
+    )
+    read = np.array(
+        [
+            n_context,
+            min(window, n_context),
+            min(blocks * block_size, n_context),
+            min(top_k, math.ceil(n_context / pool)) + min(recent, n_context),
+            math.ceil(n_context / heavy_pool),
+            1,
+        ],
+        dtype=float,
+    )
+    return kept, read
+
+
+def context_reads(
+    n_context: int,
+    window: int,
+    blocks: int,
+    block_size: int,
+    pool: int,
+    top_k: int,
+    recent: int,
+    heavy_pool: int,
+) -> dict:
+    """Entries kept and positions read per scheme at ``n_context`` tokens, and how both grow when
+    the prompt doubles (1: they do not grow)."""
+    sizes = (window, blocks, block_size, pool, top_k, recent, heavy_pool)
+    kept, read = _kept_and_read(n_context, *sizes)
+    kept2, read2 = _kept_and_read(2 * n_context, *sizes)
+    return {
+        "kept": kept,
+        "read": read,
+        "kept_growth": kept2 / kept,
+        "read_growth": read2 / read,
+        "fixed_size": (kept2 == kept).astype(float),
+        "pooled_select_uncompressed": float(min(recent, n_context)),
+        "pooled_select_indexed": float(min(top_k, math.ceil(n_context / pool))),
+    }
+
+
+# Inputs of every-layer-a-store line 92: the two streams, and the two earlier layer outputs with
+# the scores a later query gives them (0 and ln 3).
+STREAMS = np.array([2.0, 4.0])
+EARLIER_OUTPUTS = np.array([[1.0, 0.0], [0.0, 2.0]])
+EARLIER_SCORES = np.array([0.0, math.log(3.0)])
+
+
+def doubly_stochastic(mix: float) -> np.ndarray:
+    """The 2x2 mix whose rows and columns each sum to one, with ``mix`` off the diagonal."""
+    return np.array([[1.0 - mix, mix], [mix, 1.0 - mix]])
+
+
+def depth_stores(mix: float) -> dict:
+    """Mix the two streams, let a block read their average, double it, and add half of the result
+    to each stream; and read the earlier layers' outputs by a softmax over their scores."""
+    mixed = doubly_stochastic(mix) @ STREAMS
+    block_in = mixed.mean()
+    block_out = 2.0 * block_in
+    after = mixed + block_out / 2.0
+    weights = softmax(EARLIER_SCORES)
+    return {
+        "mixed_streams": mixed,
+        "mixed_total": float(mixed.sum()),
+        "old_total": float(STREAMS.sum()),
+        "block_input": float(block_in),
+        "block_output": float(block_out),
+        "streams_after": after,
+        # the difference of the two streams shrinks by |1 - 2 mix| at every mix
+        "difference_ratio": float(abs(mixed[1] - mixed[0]) / abs(STREAMS[1] - STREAMS[0])),
+        "column_sums": doubly_stochastic(mix).sum(axis=0),
+        "depth_weights": weights,
+        "depth_input": weights @ EARLIER_OUTPUTS,
+    }
+
+
+def compose(first, second):
+    """The affine map ``x -> a2 (a1 x + b1) + b2`` as (a2 a1, a2 b1 + b2), elementwise so that a
+    complex scalar stands for a 2x2 rotation-and-scale matrix."""
+    a1, b1 = first
+    a2, b2 = second
+    return a2 * a1, a2 * b1 + b2
+
+
+def tree_combine(a: np.ndarray, b: np.ndarray) -> tuple[complex, complex, int]:
+    """Combine updates (a_t, b_t), applied in order t = 0, 1, ..., by pairing neighbours in a
+    balanced tree. Returns the combined map and the number of rounds."""
+    rounds = 0
+    while a.size > 1:
+        if a.size % 2:  # an odd one out waits for the next round as the identity's partner
+            a = np.append(a, 1.0 + 0j)
+            b = np.append(b, 0.0 + 0j)
+        a, b = compose((a[0::2], b[0::2]), (a[1::2], b[1::2]))
+        rounds += 1
+    return complex(a[0]), complex(b[0]), rounds
+
+
+def running_combine(a: np.ndarray, b: np.ndarray) -> tuple[complex, complex]:
+    """The same combined map, from the sequential recursion written in closed form for unit
+    complex ``a``: x_T = A x_0 + sum_t b_t prod_{s>t} a_s with A = prod a_t."""
+    phase = np.cumsum(np.angle(a))
+    total = phase[-1]
+    return complex(np.exp(1j * total)), complex(np.sum(b * np.exp(1j * (total - phase))))
+
+
+def affine_scan(n_updates: int, rng) -> dict:
+    """Random rotations with random offsets, combined by a tree and by the running product."""
+    a = np.exp(1j * rng.uniform(-np.pi, np.pi, n_updates))
+    b = rng.normal(size=n_updates) + 1j * rng.normal(size=n_updates)
+    ta, tb, rounds = tree_combine(a, b)
+    ra, rb = running_combine(a, b)
+    return {
+        "tree_rounds": float(rounds),
+        "log2_updates": math.log2(n_updates),
+        "combine_gap": max(abs(ta - ra), abs(tb - rb)) / max(1.0, abs(rb)),
+    }
+
+
+def unit_rows(x: np.ndarray) -> np.ndarray:
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def structured_keys(rng, trials: int, m: int, d: int, shared: float) -> np.ndarray:
+    """Unit keys with a common direction: each is sqrt(shared) u + sqrt(1 - shared) g, normalised,
+    with one random u per trial (shared = 0 gives independent random keys)."""
+    u = unit_rows(rng.normal(size=(trials, 1, d)))
+    g = unit_rows(rng.normal(size=(trials, m, d)))
+    return unit_rows(math.sqrt(shared) * u + math.sqrt(1.0 - shared) * g)
+
+
+def hebbian_noise_ratio(keys: np.ndarray, values: np.ndarray) -> float:
+    """Root-mean-square interference over signal when every key reads W = sum_i v_i k_i^T."""
+    gram = keys @ keys.transpose(0, 2, 1)
+    recall = gram @ values  # row j: sum_i (k_j . k_i) v_i
+    signal = np.diagonal(gram, axis1=1, axis2=2)[..., None] * values
+    return float(np.sqrt(np.mean((recall - signal) ** 2) / np.mean(signal**2)))
+
+
+def least_squares_error(keys: np.ndarray, values: np.ndarray) -> float:
+    """Largest recall error of the least-squares store over every stored key. With m <= d
+    independent keys the store is W = V^T (K K^T)^{-1} K, so key j reads row j of
+    (K K^T)(K K^T)^{-1} V."""
+    gram = keys @ keys.transpose(0, 2, 1)
+    recall = gram @ np.linalg.solve(gram, values)
+    return float(np.max(np.abs(recall - values)))
+
+
+def store_limits(d: int, m: int, shared: float, seed: int, trials: int, rng) -> dict:
+    """Outer-product interference with random and with structured keys (same values), and the
+    least-squares recall error, over ``trials`` stores of ``m`` pairs in ``d`` dimensions."""
+    values = unit_rows(rng.normal(size=(trials, m, d)))
+    random_ratio = hebbian_noise_ratio(structured_keys(rng, trials, m, d, 0.0), values)
+    keys = structured_keys(rng, trials, m, d, shared)
+    ratio = hebbian_noise_ratio(keys, values)
+    return {
+        "hebbian_ratio": ratio,
+        "random_key_ratio": random_ratio,
+        "random_key_closed_form": math.sqrt((m - 1) / d),
+        "structure_raises": float(ratio > random_ratio),
+        "least_squares_error": least_squares_error(keys, values) if m <= d else math.nan,
+    }
+
+
+def top_k_weights(scores: np.ndarray, top_k: int) -> np.ndarray:
+    """Softmax weights over only the ``top_k`` highest-scoring entries of each row (a hard
+    selection); entries left out get weight zero."""
+    keep = np.argsort(-scores, axis=-1)[..., :top_k]
+    masked = np.full_like(scores, -np.inf)
+    np.put_along_axis(masked, keep, np.take_along_axis(scores, keep, axis=-1), axis=-1)
+    return softmax(masked, axis=-1)
+
+
+def top_k_read(scores: np.ndarray, values: np.ndarray, top_k: int) -> np.ndarray:
+    """The values mixed in the top-k weights."""
+    return np.einsum("tk,tkv->tv", top_k_weights(scores, top_k), values)
+
+
+def selector_miss(top_k: int, n_keys: int, seed: int, trials: int, rng) -> dict:
+    """A hard top-k selector in front of a softmax read, over ``trials`` random score rows.
+
+    - the derivative of the read with respect to the score of an entry that was not selected is
+      zero (central finite differences): no gradient reaches the selector through the task loss;
+    - when the entry that holds the answer is pushed just out of the top k, the read gives it no
+      weight at all, however close its score was: the miss."""
+    scores = rng.normal(size=(trials, n_keys))
+    values = rng.normal(size=(trials, n_keys, 4))
+    order = np.argsort(-scores, axis=-1)
+    out_idx = order[:, min(top_k, n_keys - 1)]  # the best entry left out
+    in_idx = order[:, 0]  # the best entry kept
+    eps = 1e-6
+    rows = np.arange(trials)
+
+    def nudged(idx, delta):
+        s = scores.copy()
+        s[rows, idx] += delta
+        return top_k_read(s, values, top_k)
+
+    grad_out = (nudged(out_idx, eps) - nudged(out_idx, -eps)) / (2 * eps)
+    grad_in = (nudged(in_idx, eps) - nudged(in_idx, -eps)) / (2 * eps)
+    # the answer sits in the entry just left out: the read cannot reach it
+    target = values[rows, out_idx]
+    read = top_k_read(scores, values, top_k)
+    full = np.einsum("tk,tkv->tv", softmax(scores, axis=-1), values)
+    weight_full = softmax(scores, axis=-1)[rows, out_idx]
+    return {
+        "unselected_gradient": float(np.max(np.abs(grad_out))),
+        "selected_gradient": float(np.mean(np.abs(grad_in))),
+        "missed_weight": float(np.max(top_k_weights(scores, top_k)[rows, out_idx])),
+        "missed_weight_full_read": float(np.mean(weight_full)),
+        "miss_error": float(np.mean(np.linalg.norm(read - target, axis=-1))),
+        "full_read_error": float(np.mean(np.linalg.norm(full - target, axis=-1))),
+    }
+
+
+EXPERIMENTS = [
+    Experiment(
+        name="context_reads",
+        func=context_reads,
+        grid=("n_context",),
+        params=("window", "blocks", "block_size", "pool", "top_k", "recent", "heavy_pool"),
+        outputs=(
+            Output("kept", "entries one layer keeps", "entries", ("scheme",)),
+            Output("read", "positions the next token reads", "positions", ("scheme",)),
+            Output(
+                "kept_growth",
+                "kept entries at twice the prompt over at the prompt",
+                "1",
+                ("scheme",),
+            ),
+            Output(
+                "read_growth",
+                "read positions at twice the prompt over at the prompt",
+                "1",
+                ("scheme",),
+            ),
+            Output(
+                "fixed_size", "what is kept does not grow with the prompt (1 yes)", "1", ("scheme",)
+            ),
+            Output("pooled_select_uncompressed", "recent tokens read uncompressed", "tokens"),
+            Output("pooled_select_indexed", "pooled entries the indexer selects", "entries"),
+        ),
+        coords={"scheme": SCHEMES},
+        sections=("every-layer-a-store/million-tokens",),
+    ),
+    Experiment(
+        name="depth_stores",
+        func=depth_stores,
+        grid=("mix",),
+        outputs=(
+            Output("mixed_streams", "streams after the mix", "1", ("stream",)),
+            Output("mixed_total", "total of the mixed streams", "1"),
+            Output("old_total", "total of the streams before the mix", "1"),
+            Output("block_input", "what the block reads (stream average)", "1"),
+            Output("block_output", "what the block computes", "1"),
+            Output("streams_after", "streams after the block adds its half", "1", ("stream",)),
+            Output("difference_ratio", "stream difference after over before the mix", "1"),
+            Output("column_sums", "column sums of the mix", "1", ("stream",)),
+            Output("depth_weights", "softmax weights on the earlier outputs", "1", ("earlier",)),
+            Output("depth_input", "the layer's input read over depth", "1", ("component",)),
+        ),
+        coords={"stream": (1, 2), "earlier": (1, 2), "component": (1, 2)},
+        sections=("every-layer-a-store/two-stores-over-depth",),
+    ),
+    Experiment(
+        name="affine_scan",
+        func=affine_scan,
+        grid=("n_updates",),
+        outputs=(
+            Output("tree_rounds", "rounds of the balanced-tree combination", "rounds"),
+            Output("log2_updates", "log2 of the number of updates", "1"),
+            Output("combine_gap", "relative gap between tree and running combination", "1"),
+        ),
+        sections=("every-layer-a-store/depth-and-the-monitor",),
+    ),
+    Experiment(
+        name="store_limits",
+        func=store_limits,
+        grid=("d", "m", "shared", "seed"),
+        params=("trials",),
+        outputs=(
+            Output("hebbian_ratio", "interference over signal, structured keys", "1"),
+            Output("random_key_ratio", "interference over signal, random keys", "1"),
+            Output("random_key_closed_form", "sqrt((m-1)/d)", "1"),
+            Output("structure_raises", "structured keys interfere more (1 yes)", "1"),
+            Output("least_squares_error", "largest least-squares recall error", "1"),
+        ),
+        sections=(
+            "every-layer-a-store/where-the-numbers-stop",
+            "every-layer-a-store/content-and-settings",
+        ),
+    ),
+    Experiment(
+        name="selector_miss",
+        func=selector_miss,
+        grid=("top_k", "seed"),
+        params=("n_keys", "trials"),
+        outputs=(
+            Output("unselected_gradient", "largest |d read / d score| of a left-out entry", "1"),
+            Output("selected_gradient", "mean |d read / d score| of the best kept entry", "1"),
+            Output("missed_weight", "weight the selected read gives the left-out entry", "1"),
+            Output("missed_weight_full_read", "weight a full read gives that entry", "1"),
+            Output("miss_error", "distance from the read to the left-out answer", "1"),
+            Output("full_read_error", "same distance for a read of every entry", "1"),
+        ),
+        sections=("every-layer-a-store/selector",),
+    ),
+]
