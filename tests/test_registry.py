@@ -56,8 +56,11 @@ def test_every_check_reads_a_declared_output(entries):
                 if key not in dims:
                     problems.append(f"{e['id']}: {c['cube']}.{c.get('var')} has no dim {key!r}")
             tol = e.get("tolerance", "printed")
-            uses_se = isinstance(tol, dict) and ("se" in tol or "se_mean" in tol)
-            if c.get("over") and not uses_se:
+            uses_se = isinstance(tol, dict) and bool({"se", "se_mean", "se_identity"} & set(tol))
+            # A mean over replicates compared with a printed number needs a statistical band;
+            # a strict bound (< or >) or an exact value (every replicate equal) does not.
+            strict = e.get("stated", {}).get("relation", "=") in ("<", ">")
+            if c.get("over") and not (uses_se or strict or tol == "exact"):
                 problems.append(f"{e['id']}: a check 'over' replicates needs tolerance se/se_mean")
     assert not problems, "\n".join(problems)
 
@@ -76,7 +79,7 @@ def test_verdict_words_and_reasons(entries):
         if has_check and "stated" not in e:
             problems.append(f"{e['id']}: a check needs a stated value to compare with")
         tol = e.get("tolerance")
-        uses_se = isinstance(tol, dict) and ("se" in tol or "se_mean" in tol)
+        uses_se = isinstance(tol, dict) and bool({"se", "se_mean", "se_identity"} & set(tol))
         if uses_se and not all(c.get("over") for c in claims.checks_of(e)):
             problems.append(f"{e['id']}: tolerance se needs checks with 'over'")
     assert not problems, "\n".join(problems)

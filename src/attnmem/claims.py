@@ -252,18 +252,21 @@ def _tolerances(entry: Mapping, stated: list[Printed], reading: Reading) -> tupl
     if "rel" in tol:
         return [float(tol["rel"]) * abs(p.number) for p in stated], f"rel {tol['rel']}"
     if reading.spread is None:
-        raise ValueError("tolerances se and se_mean need a check with 'over' (a replicate dim)")
+        raise ValueError("tolerances se, se_mean, se_identity need a check with 'over' (replicates)")
     n_rep = reading.n_replicates
-    if "se_mean" in tol:
-        # The stated value is exact (printed): our mean must agree within its rounding plus
-        # k standard errors of our own mean.
-        k = float(tol["se_mean"])
+    if "se_mean" in tol or "se_identity" in tol:
+        # The stated value is exact: our mean must agree within k standard errors of our own
+        # mean, plus the printed rounding when the value is a printed number (se_mean) and
+        # none when it is what an identity of the note implies (se_identity).
+        identity = "se_identity" in tol
+        k = float(tol["se_identity" if identity else "se_mean"])
         widths = [
-            p.half_unit + k * sd / math.sqrt(n_rep)
+            (0.0 if identity else p.half_unit) + k * sd / math.sqrt(n_rep)
             for p, sd in zip(stated, reading.spread, strict=True)
         ]
         bands = ";".join(f"±{w:.3g}" for w in widths)
-        return widths, f"printed + {k:g} SE of our mean over {n_rep} replicates ({bands})"
+        rounding = "" if identity else "printed + "
+        return widths, f"{rounding}{k:g} SE of our mean over {n_rep} replicates ({bands})"
     # The stated value is itself one Monte Carlo run of the size of one replicate: it and our
     # mean differ by sd * sqrt(1 + 1/n).
     k = float(tol["se"])
@@ -325,7 +328,7 @@ def judge(entry: Mapping, cubes: Mapping) -> Row:
             text = _fmt(d)
             if merged.spread is not None:
                 tol = entry.get("tolerance", {})
-                of_mean = isinstance(tol, dict) and "se_mean" in tol
+                of_mean = isinstance(tol, dict) and ("se_mean" in tol or "se_identity" in tol)
                 combined = merged.spread[i] * math.sqrt(
                     1 / merged.n_replicates if of_mean else 1 + 1 / merged.n_replicates
                 )
