@@ -105,6 +105,21 @@ def test_mean_tolerance_for_an_exact_stated_value():
     assert judge(entry("0.510", check, tolerance={"se": 4}), c).verdict == "reproduced"
 
 
+def test_identity_tolerance_has_no_printed_rounding():
+    from attnmem.claims import Reading, _tolerances, parse_printed
+
+    stated = [parse_printed("0.5")]  # printed rounding: half a unit of 0.1
+    reading = Reading([0.52], [0.01], 400)  # standard error of our mean: 0.0005
+    (w_mean,), _ = _tolerances({"tolerance": {"se_mean": 4}}, stated, reading)
+    (w_identity,), text = _tolerances({"tolerance": {"se_identity": 4}}, stated, reading)
+    assert w_mean == pytest.approx(0.05 + 0.002) and w_identity == pytest.approx(0.002)
+    assert "printed" not in text
+    c = cube()
+    check = {"cube": "c", "var": "mc", "sel": {"d": 4}, "over": "seed"}
+    assert judge(entry("0.5", check, tolerance={"se_identity": 4}), c).verdict == "reproduced"
+    assert judge(entry("0.504", check, tolerance={"se_identity": 4}), c).verdict == "discrepant"
+
+
 def test_registry_loads_a_single_file(tmp_path):
     from attnmem.claims import load_registry
 
