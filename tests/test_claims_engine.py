@@ -106,18 +106,28 @@ def test_mean_tolerance_for_an_exact_stated_value():
 
 
 def test_identity_tolerance_has_no_printed_rounding():
-    from attnmem.claims import Reading, _tolerances, parse_printed
+    from attnmem.claims import Reading, _tolerances, parse_printed, student_k
 
     stated = [parse_printed("0.5")]  # printed rounding: half a unit of 0.1
     reading = Reading([0.52], [0.01], 400)  # standard error of our mean: 0.0005
     (w_mean,), _ = _tolerances({"tolerance": {"se_mean": 4}}, stated, reading)
     (w_identity,), text = _tolerances({"tolerance": {"se_identity": 4}}, stated, reading)
-    assert w_mean == pytest.approx(0.05 + 0.002) and w_identity == pytest.approx(0.002)
+    band = student_k(4, 400) * 0.0005  # 4 standard errors, Student-t at 399 degrees of freedom
+    assert w_mean == pytest.approx(0.05 + band) and w_identity == pytest.approx(band)
     assert "printed" not in text
     c = cube()
     check = {"cube": "c", "var": "mc", "sel": {"d": 4}, "over": "seed"}
     assert judge(entry("0.5", check, tolerance={"se_identity": 4}), c).verdict == "reproduced"
     assert judge(entry("0.504", check, tolerance={"se_identity": 4}), c).verdict == "discrepant"
+
+
+def test_student_band_widens_for_few_replicates():
+    from attnmem.claims import student_k
+
+    assert student_k(4, 10_000) == pytest.approx(4, abs=0.01)
+    assert 6.5 < student_k(4, 10) < 7.5  # the SE itself is uncertain with 10 replicates
+    with pytest.raises(ValueError):
+        student_k(4, 1)
 
 
 def test_registry_loads_a_single_file(tmp_path):

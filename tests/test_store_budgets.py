@@ -12,18 +12,18 @@ SIZES = dict(window=128, blocks=16, block_size=128, pool=4, top_k=1024, recent=1
 
 def test_context_reads_per_scheme():
     out = sb.context_reads(1_000_000, **SIZES)
-    kept = dict(zip(sb.SCHEMES, out["kept"]))
-    read = dict(zip(sb.SCHEMES, out["read"]))
+    kept = dict(zip(sb.SCHEMES, out["kept"], strict=True))
+    read = dict(zip(sb.SCHEMES, out["read"], strict=True))
     assert kept["pooled_select"] == 250_000 and read["block_select"] == 2048
     assert read["pooled_select"] == 1024 + 128
     assert kept["heavy_pool"] == math.ceil(1_000_000 / 128)
-    fixed = dict(zip(sb.SCHEMES, out["fixed_size"]))
+    fixed = dict(zip(sb.SCHEMES, out["fixed_size"], strict=True))
     assert fixed == {s: float(s in ("window", "recurrent")) for s in sb.SCHEMES}
 
 
 def test_short_prompt_reads_no_more_than_it_has():
     out = sb.context_reads(100, **SIZES)
-    read = dict(zip(sb.SCHEMES, out["read"]))
+    read = dict(zip(sb.SCHEMES, out["read"], strict=True))
     # pooled selection also reads the newest tokens raw, so only the others are bounded by n
     assert all(read[s] <= 100 for s in sb.SCHEMES if s != "pooled_select")
 
@@ -43,7 +43,7 @@ def test_tree_combination_equals_sequential_application():
         b = rng.normal(size=n) + 1j * rng.normal(size=n)
         x0 = 0.3 - 0.7j
         x = x0
-        for at, bt in zip(a, b):  # apply the updates one by one
+        for at, bt in zip(a, b, strict=True):  # apply the updates one by one
             x = at * x + bt
         ta, tb, rounds = sb.tree_combine(a, b)
         ra, rb = sb.running_combine(a, b)

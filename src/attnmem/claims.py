@@ -239,6 +239,17 @@ def _fmt(x) -> str:
     return f"{x:.6g}"
 
 
+def student_k(k: float, n_rep: int) -> float:
+    """The band, in our standard errors, with the false-alarm rate of k normal standard errors
+    when the standard error is itself estimated from ``n_rep`` replicates (Student t with
+    n_rep - 1 degrees of freedom): 4 stays 4.1 at 200 replicates but becomes 6.9 at 10."""
+    from scipy import stats  # here, not at the top: the Snakefile imports this module to parse
+
+    if n_rep < 2:
+        raise ValueError("a standard error needs at least two replicates")
+    return float(stats.t.isf(stats.norm.sf(k), df=n_rep - 1))
+
+
 def _tolerances(entry: Mapping, stated: list[Printed], reading: Reading) -> tuple[list, str]:
     """Allowed |computed - stated| per value, and how to print the rule."""
     tol = entry.get("tolerance", "printed")
@@ -252,27 +263,29 @@ def _tolerances(entry: Mapping, stated: list[Printed], reading: Reading) -> tupl
     if "rel" in tol:
         return [float(tol["rel"]) * abs(p.number) for p in stated], f"rel {tol['rel']}"
     if reading.spread is None:
-        raise ValueError("tolerances se, se_mean, se_identity need a check with 'over' (replicates)")
+        raise ValueError(
+            "tolerances se, se_mean, se_identity need a check with 'over' (replicates)"
+        )
     n_rep = reading.n_replicates
     if "se_mean" in tol or "se_identity" in tol:
         # The stated value is exact: our mean must agree within k standard errors of our own
         # mean, plus the printed rounding when the value is a printed number (se_mean) and
         # none when it is what an identity of the note implies (se_identity).
         identity = "se_identity" in tol
-        k = float(tol["se_identity" if identity else "se_mean"])
+        k = student_k(float(tol["se_identity" if identity else "se_mean"]), n_rep)
         widths = [
             (0.0 if identity else p.half_unit) + k * sd / math.sqrt(n_rep)
             for p, sd in zip(stated, reading.spread, strict=True)
         ]
         bands = ";".join(f"±{w:.3g}" for w in widths)
         rounding = "" if identity else "printed + "
-        return widths, f"{rounding}{k:g} SE of our mean over {n_rep} replicates ({bands})"
+        return widths, f"{rounding}{k:.3g} SE of our mean over {n_rep} replicates ({bands})"
     # The stated value is itself one Monte Carlo run of the size of one replicate: it and our
     # mean differ by sd * sqrt(1 + 1/n).
-    k = float(tol["se"])
+    k = student_k(float(tol["se"]), n_rep)
     combined = [sd * math.sqrt(1.0 + 1.0 / n_rep) for sd in reading.spread]
     bands = ";".join(f"±{k * c:.3g}" for c in combined)
-    return [k * c for c in combined], f"{k:g} combined SE over {n_rep} replicates ({bands})"
+    return [k * c for c in combined], f"{k:.3g} combined SE over {n_rep} replicates ({bands})"
 
 
 def _agrees(relation: str, computed, printed: Printed, tol: float) -> bool:

@@ -1,0 +1,432 @@
+"""A sum of outer products as a memory, with random unit keys (first-principles B3 ii and B4,
+lines 392-439; memory-math chapter 3 and derivations D1, D13; every-layer-a-store, the
+outer-product store, lines 11-17).
+
+Each replicate (one ``seed``) stores m pairs in S = sum_i v_i k_i^T, ``trials`` times at every
+width d and load m/d, and reads back ``queries`` of the stored pairs per trial (all of them when
+m is smaller), with one-hot values naming one of N names (repeats allowed). It records the
+interference-to-signal ratio sqrt(E|eps|^2), the chance that the largest score names the right
+name, the same chance in the Gaussian closed form (numerical integration), the look-back that
+returns the value of the most similar stored key, and the least-squares store at one width.
+
+Sampling shortcut (exact in distribution, not an approximation): a read only needs the overlaps
+of every stored key with the queried ones. Take the queried keys directly (Gaussian, normalised)
+and write them as Q R with Q an orthonormal basis of their span. Any other key is uniform on the
+sphere and independent of them, so its coordinates in that basis are the first q coordinates of
+a uniform unit vector, g / sqrt(|g|^2 + chi2(d - q)) with g standard normal in R^q; its overlaps
+with the queries are those coordinates times R. This costs O(m q) per trial instead of O(m d).
+tests/test_memories_recurrence.py checks it against direct sampling in distribution.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+from scipy import integrate, special
+
+from ..spec import Experiment, Output
+
+_SQRT_2PI = math.sqrt(2 * math.pi)
+SHOWN_M = (4, 16, 32, 64)  # memories drawn in the memory-math chapter 3 figure (at ls_width)
+
+
+def widths(d_min: int, n_widths: int) -> list[int]:
+    """Key widths d_min, 2 d_min, 4 d_min, ... (8, 16, 32, 64 by default)."""
+    return [int(d_min) * 2**i for i in range(int(n_widths))]
+
+
+def loads(ratio_step: float, figure_ratio_max: float, far_step: float, ratio_max: float) -> list:
+    """The loads m/d of the sweep: ratio_step, 2 ratio_step, ..., figure_ratio_max (the note's
+    figure, at every width), then far_step apart up to ratio_max (the look-back figure, at
+    ls_width only)."""
+    n = int(round(figure_ratio_max / ratio_step))
+    near = [round(ratio_step * (i + 1), 10) for i in range(n)]
+    n_far = int(round((ratio_max - figure_ratio_max) / far_step))
+    return near + [round(figure_ratio_max + far_step * (i + 1), 10) for i in range(n_far)]
+
+
+def unit_rows(rng: np.random.Generator, shape: tuple) -> np.ndarray:
+    """Independent uniform unit vectors along the last axis."""
+    x = rng.standard_normal(shape)
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def direct_overlaps(rng: np.random.Generator, d: int, m: int, q: int, trials: int) -> np.ndarray:
+    """Overlaps k_i . k_b of m stored unit keys with the first q of them, the long way."""
+    keys = unit_rows(rng, (trials, m, d))
+    return keys @ keys[:, :q].transpose(0, 2, 1)
+
+
+def query_factor(rng: np.random.Generator, d: int, q: int, trials: int) -> np.ndarray:
+    """R of q independent uniform unit keys in R^d written as Q R (Q with orthonormal columns),
+    shape (trials, q, q), without drawing the keys: the R factor of a d x q standard normal
+    matrix has independent entries, chi(d - i) on the diagonal (row i from 0) and standard
+    normal above it (Bartlett), and normalising a key divides its column of R by its norm."""
+    r = np.triu(rng.standard_normal((trials, q, q)), 1)
+    idx = np.arange(q)
+    r[:, idx, idx] = np.sqrt(rng.chisquare(d - idx, (trials, q)))
+    return r / np.linalg.norm(r, axis=1, keepdims=True)
+
+
+def shortcut_overlaps(rng: np.random.Generator, d: int, m: int, q: int, trials: int) -> np.ndarray:
+    """The same overlaps, shape (trials, m, q), drawn in O(m q) (see the module docstring)."""
+    r = query_factor(rng, d, q, trials)
+    g = rng.standard_normal((trials, m - q, q))
+    rest = rng.chisquare(d - q, (trials, m - q)) if d > q else np.zeros((trials, m - q))
+    coords = g / np.sqrt(np.einsum("tmq,tmq->tm", g, g) + rest)[..., None]
+    gram = r.transpose(0, 2, 1) @ r
+    return np.concatenate([gram, coords @ r], axis=1)
+
+
+@lru_cache(maxsize=4096)
+def gaussian_correct(s: float, n_names: int) -> float:
+    """Chance that the right name has the largest of N scores when each score carries
+    independent N(0, s^2) noise: the integral of phi(z) Phi(z + 1/s)^(N-1) (B3, line 416)."""
+    if s == 0:
+        return 1.0
+
+    shift, power = 1.0 / s, n_names - 1
+
+    def f(z):
+        return math.exp(-0.5 * z * z) / _SQRT_2PI * special.ndtr(z + shift) ** power
+
+    return integrate.quad(f, -np.inf, np.inf, epsabs=1e-12, epsrel=1e-10)[0]
+
+
+def overlap_second_moment(d: int) -> float:
+    """E[(k . k')^2] for independent uniform unit keys in R^d, integrated from the density of
+    one overlap, proportional to (1 - t^2)^((d-3)/2) on [-1, 1] (B3, line 413; D1)."""
+
+    def dens(t):
+        return (1.0 - t * t) ** ((d - 3) / 2)
+
+    num = integrate.quad(lambda t: t * t * dens(t), -1, 1, epsabs=1e-14)[0]
+    return num / integrate.quad(dens, -1, 1, epsabs=1e-14)[0]
+
+
+def read_memory(rng, d: int, m: int, queries: int, trials: int, n_names: int, value_dim: int):
+    """One load: the reads of a Hebbian store with one-hot values and the look-back's reads;
+    with ``value_dim`` > 0 also the interference with random unit values (memory-math's
+    zero-mean values) stored under the same keys."""
+    q = min(queries, m)
+    over = shortcut_overlaps(rng, d, m, q, trials)  # (trials, m, q)
+    names = rng.integers(n_names, size=(trials, m))
+    onehot = np.eye(n_names)[names]  # (trials, m, N)
+    scores = (onehot.transpose(0, 2, 1) @ over).transpose(0, 2, 1)  # (trials, q, N)
+    noise = scores - onehot[:, :q]
+    own = np.arange(q)
+    out = {
+        "noise_sq": float(np.mean(np.sum(noise**2, axis=-1))),
+        "accuracy": float(np.mean(scores.argmax(axis=-1) == names[:, :q])),
+        "lookback": float(np.mean(over.argmax(axis=1) == own)),
+        "leak": float(np.mean(np.abs(over).sum(axis=1) - np.abs(over[:, own, own]))),
+        "noise_sq_unit": float("nan"),
+    }
+    if value_dim > 0:
+        vals = unit_rows(rng, (trials, m, value_dim))
+        noise_unit = (vals.transpose(0, 2, 1) @ over).transpose(0, 2, 1) - vals[:, :q]
+        out["noise_sq_unit"] = float(np.mean(np.sum(noise_unit**2, axis=-1)))
+    return out
+
+
+def least_squares_reads(rng, d: int, m: int, queries: int, trials: int, n_names: int) -> dict:
+    """The least-squares store reads key b as sum_i P_ib v_i, with P = K pinv(K) the projection
+    onto the span of the keys: signal P_bb v_b, interference the rest. The queried columns of P
+    come from one small solve: K (K^T K)^-1 K_q^T when m >= d, (K K^T)(K K^T)^-1 when m < d."""
+    q = min(queries, m)
+    keys = unit_rows(rng, (trials, m, d))
+    if m >= d:
+        proj = keys @ np.linalg.solve(
+            keys.transpose(0, 2, 1) @ keys, keys[:, :q].transpose(0, 2, 1)
+        )
+    else:
+        gram = keys @ keys.transpose(0, 2, 1)
+        proj = gram @ np.linalg.solve(gram, np.broadcast_to(np.eye(m)[:, :q], (trials, m, q)))
+    names = rng.integers(n_names, size=(trials, m))
+    onehot = np.eye(n_names)[names]
+    own = np.arange(q)
+    diag = proj[:, own, own]  # (trials, q)
+    recall = (onehot.transpose(0, 2, 1) @ proj).transpose(0, 2, 1)
+    signal = diag[..., None] * onehot[:, :q]
+    interference = recall - signal
+    return {
+        "ratio": math.sqrt(np.mean(np.sum(interference**2, -1)) / np.mean(np.sum(signal**2, -1))),
+        "error": float(np.max(np.abs(recall - onehot[:, :q]))),
+    }
+
+
+def crossing(x: np.ndarray, y: np.ndarray, level: float = 1.0) -> float:
+    """Where y (increasing in x) first reaches ``level``, linearly interpolated (NaN if never)."""
+    above = np.flatnonzero(y >= level)
+    if above.size == 0:
+        return float("nan")
+    i = int(above[0])
+    if i == 0:
+        return float(x[0])
+    return float(x[i - 1] + (level - y[i - 1]) * (x[i] - x[i - 1]) / (y[i] - y[i - 1]))
+
+
+def small_identities(rng: np.random.Generator, d: int = 5, d_v: int = 4, m: int = 6) -> dict:
+    """memory-math chapter 3 (line 13, line 15) on one small random instance: the write as a sum
+    of outer products equals V^T K, the read W x equals sum_i v_i (k_i . x), adding a pair is a
+    rank-one change, the gradient of a linear layer's loss is ybar x^T, and the gradient of the
+    correlation v^T W k is v k^T (the last two by central finite differences)."""
+    keys, vals, x = (
+        rng.standard_normal((m, d)),
+        rng.standard_normal((m, d_v)),
+        rng.standard_normal(d),
+    )
+    w = sum(np.outer(vals[i], keys[i]) for i in range(m))
+    read = sum(vals[i] * (keys[i] @ x) for i in range(m))
+    k_new, v_new = rng.standard_normal(d), rng.standard_normal(d_v)
+    change = (w + np.outer(v_new, k_new)) - w
+    y = rng.standard_normal(d_v)
+    eps = 1e-6
+
+    def fd(fun):
+        out = np.empty_like(w)
+        for a in range(d_v):
+            for b in range(d):
+                e = np.zeros_like(w)
+                e[a, b] = eps
+                out[a, b] = (fun(w + e) - fun(w - e)) / (2 * eps)
+        return out
+
+    def sq_loss(mat):
+        return 0.5 * float(np.sum((mat @ x - y) ** 2))
+
+    def correlation(mat):
+        return float(v_new @ mat @ k_new)
+
+    ybar = w @ x - y
+    return {
+        "write_gap": float(np.max(np.abs(w - vals.T @ keys))),
+        "read_gap": float(np.max(np.abs(w @ x - read))),
+        "update_rank": float(np.linalg.matrix_rank(change)),
+        "sgd_grad_gap": float(np.max(np.abs(fd(sq_loss) - np.outer(ybar, x)))),
+        "hebb_grad_gap": float(np.max(np.abs(fd(correlation) - np.outer(v_new, k_new)))),
+    }
+
+
+def random_key_memory(
+    seed: int,
+    N: int,
+    trials: int,
+    queries: int,
+    d_min: int,
+    n_widths: int,
+    ratio_step: float,
+    figure_ratio_max: float,
+    far_step: float,
+    ratio_max: float,
+    ls_width: int,
+    ls_trials: int,
+    value_dim: int,
+    moment_samples: int,
+    rng,
+) -> dict:
+    """One replicate of the whole sweep over widths d and loads m/d (see the module docstring)."""
+    del seed  # a replicate index: it only selects this point's generator
+    ds = widths(d_min, n_widths)
+    rs = np.array(loads(ratio_step, figure_ratio_max, far_step, ratio_max))
+    in_figure = rs <= figure_ratio_max + 1e-9
+    shape = (len(ds), len(rs))
+    keys = ("noise_sq", "accuracy", "noise_sq_unit", "lookback", "leak")
+    res = {k: np.full(shape, np.nan) for k in keys}
+    m_pairs = np.rint(rs[None, :] * np.array(ds)[:, None])
+    gauss = np.vectorize(lambda m, d: gaussian_correct(math.sqrt((m - 1) / (N * d)), N))(
+        m_pairs, np.array(ds)[:, None]
+    )
+    for a, d in enumerate(ds):
+        for b in range(len(rs)):
+            if not in_figure[b] and d != ls_width:
+                continue  # the far loads are read at ls_width only
+            dv = value_dim if (d == ls_width and in_figure[b]) else 0
+            for k, v in read_memory(rng, d, int(m_pairs[a, b]), queries, trials, N, dv).items():
+                res[k][a, b] = v
+    formula = np.sqrt((m_pairs - 1) / np.array(ds)[:, None])
+    ratio = np.sqrt(res["noise_sq"])
+    spread = res["accuracy"].max(axis=0) - res["accuracy"].min(axis=0)
+
+    ls_rs = rs[in_figure]
+    ls = [
+        least_squares_reads(rng, ls_width, int(round(r * ls_width)), queries, trials, N)
+        for r in ls_rs
+    ]
+    ls_ratio = np.full(len(rs), np.nan)
+    ls_ratio[in_figure] = [x["ratio"] for x in ls]
+    exact_loads = ls_rs <= 1 + 1e-9
+    ls_error = max(x["error"] for x, ok in zip(ls, exact_loads, strict=True) if ok)
+
+    moments = {"overlap_sq": [], "overlap_sq_exact": [], "dot_var_gauss": [], "dot_var_sign": []}
+    for d in ds:
+        k1, k2 = unit_rows(rng, (2, moment_samples, d))
+        moments["overlap_sq"].append(float(np.mean(np.sum(k1 * k2, -1) ** 2)))
+        moments["overlap_sq_exact"].append(overlap_second_moment(d))
+        qg, kg = rng.standard_normal((2, moment_samples, d))
+        moments["dot_var_gauss"].append(float(np.var(np.sum(qg * kg, -1), ddof=1)))
+        qs, ks = rng.choice([-1.0, 1.0], size=(2, moment_samples, d))
+        moments["dot_var_sign"].append(float(np.var(np.sum(qs * ks, -1), ddof=1)))
+
+    orth_err = []
+    for d in ds:
+        basis = np.linalg.qr(rng.standard_normal((d, d)))[0]  # rows: d orthonormal keys
+        vals = np.eye(N)[rng.integers(N, size=d)]
+        store = vals.T @ basis
+        orth_err.append(float(np.max(np.abs(basis @ store.T - vals))))
+
+    weights = np.full((len(SHOWN_M), max(SHOWN_M)), np.nan)
+    for a, m in enumerate(SHOWN_M):
+        k = unit_rows(rng, (m, ls_width))
+        weights[a, :m] = k @ k[0]
+
+    return {
+        "m_pairs": m_pairs,
+        "noise_sq": res["noise_sq"],
+        "noise_ratio": ratio,
+        "noise_ratio_formula": formula,
+        "noise_sq_formula": formula**2,
+        "noise_ratio_unit_values": np.sqrt(res["noise_sq_unit"]),
+        "accuracy": res["accuracy"],
+        "accuracy_gaussian": gauss,
+        "lookback_accuracy": res["lookback"],
+        "lookback_min": float(np.nanmin(res["lookback"])),
+        "guess_accuracy": 1.0 / N,
+        "gaussian_at_unit_ratio": gaussian_correct(math.sqrt(1.0 / N), N),
+        "leak_total": res["leak"],
+        "max_rel_dev": float(np.max(np.abs(ratio[:, in_figure] / formula[:, in_figure] - 1))),
+        "width_spread": spread,
+        "width_spread_max": float(np.max(spread[in_figure])),
+        "hebbian_crossing": np.array(
+            [crossing(rs[in_figure], ratio[a, in_figure]) for a in range(len(ds))]
+        ),
+        "hebbian_crossing_formula": np.array([(d + 1) / d for d in ds], dtype=float),
+        "ls_ratio": ls_ratio,
+        "ls_exact_error": ls_error,
+        "ls_crossing": crossing(ls_rs, ls_ratio[in_figure]),
+        "state_numbers": np.array([N * d for d in ds], dtype=float),
+        "kept_numbers": m_pairs * (np.array(ds)[:, None] + N),
+        "orthonormal_error": np.array(orth_err),
+        "recall_weights": weights,
+        **{k: np.array(v) for k, v in moments.items()},
+        **small_identities(rng),
+    }
+
+
+def _grid_coords(**p):
+    return widths(p["d_min"], p["n_widths"])
+
+
+EXPERIMENTS = [
+    Experiment(
+        name="random_key_memory",
+        func=random_key_memory,
+        grid=("seed",),
+        params=(
+            "N",
+            "trials",
+            "queries",
+            "d_min",
+            "n_widths",
+            "ratio_step",
+            "figure_ratio_max",
+            "far_step",
+            "ratio_max",
+            "ls_width",
+            "ls_trials",
+            "value_dim",
+            "moment_samples",
+        ),
+        outputs=(
+            Output("m_pairs", "stored pairs m", "pairs", ("d", "load")),
+            Output("noise_sq", "mean squared interference of a read", "1", ("d", "load")),
+            Output("noise_ratio", "measured interference-to-signal ratio", "1", ("d", "load")),
+            Output("noise_ratio_formula", "sqrt((m-1)/d)", "1", ("d", "load")),
+            Output("noise_sq_formula", "(m-1)/d", "1", ("d", "load")),
+            Output(
+                "noise_ratio_unit_values",
+                "measured ratio with random unit values (at ls_width)",
+                "1",
+                ("d", "load"),
+            ),
+            Output(
+                "accuracy",
+                "chance the right name scores highest (far loads at ls_width only)",
+                "1",
+                ("d", "load"),
+            ),
+            Output("accuracy_gaussian", "the same, Gaussian closed form", "1", ("d", "load")),
+            Output(
+                "lookback_accuracy",
+                "chance the look-back returns the right pair",
+                "1",
+                ("d", "load"),
+            ),
+            Output("lookback_min", "smallest look-back accuracy over every simulated point", "1"),
+            Output("guess_accuracy", "chance of a uniform guess, 1/N", "1"),
+            Output(
+                "gaussian_at_unit_ratio",
+                "Gaussian closed form where interference equals signal, (m-1)/d = 1",
+                "1",
+            ),
+            Output(
+                "leak_total",
+                "mean total |overlap| of the other keys with the query",
+                "1",
+                ("d", "load"),
+            ),
+            Output("max_rel_dev", "largest |measured / formula - 1| over the figure's points", "1"),
+            Output(
+                "width_spread", "largest minus smallest accuracy over the widths", "1", ("load",)
+            ),
+            Output("width_spread_max", "largest width spread over the figure's loads", "1"),
+            Output("hebbian_crossing", "m/d where the measured ratio reaches 1", "1", ("d",)),
+            Output("hebbian_crossing_formula", "(d+1)/d, where sqrt((m-1)/d) = 1", "1", ("d",)),
+            Output(
+                "ls_ratio",
+                "least-squares store: interference over signal at ls_width",
+                "1",
+                ("load",),
+            ),
+            Output("ls_exact_error", "least-squares store: largest recall error for m <= d", "1"),
+            Output("ls_crossing", "least-squares store: m/d where its ratio reaches 1", "1"),
+            Output("state_numbers", "numbers in the fixed state, N d", "1", ("d",)),
+            Output(
+                "kept_numbers", "numbers kept by keeping every pair, m (d + N)", "1", ("d", "load")
+            ),
+            Output(
+                "orthonormal_error", "largest recall error with d orthonormal keys", "1", ("d",)
+            ),
+            Output(
+                "recall_weights",
+                "overlaps k_i . k_1 of one draw (own key first)",
+                "1",
+                ("shown_m", "pair"),
+            ),
+            Output("overlap_sq", "mean (k . k')^2 of random unit keys, sampled", "1", ("d",)),
+            Output("overlap_sq_exact", "E (k . k')^2 from the overlap's density", "1", ("d",)),
+            Output("dot_var_gauss", "variance of q . k, standard normal entries", "1", ("d",)),
+            Output("dot_var_sign", "variance of q . k, random sign entries", "1", ("d",)),
+            Output("write_gap", "largest |sum of outer products - V^T K|", "1"),
+            Output("read_gap", "largest |W x - sum_i v_i (k_i . x)|", "1"),
+            Output("update_rank", "rank of the change made by adding one pair", "1"),
+            Output("sgd_grad_gap", "largest |finite-difference gradient - ybar x^T|", "1"),
+            Output("hebb_grad_gap", "largest |finite-difference gradient of v^T W k - v k^T|", "1"),
+        ),
+        coords={
+            "d": _grid_coords,
+            "load": lambda **p: loads(
+                p["ratio_step"], p["figure_ratio_max"], p["far_step"], p["ratio_max"]
+            ),
+            "shown_m": SHOWN_M,
+        },
+        sections=(
+            "first-principles B3 (ii) and B4: the random-key memory and the look-back "
+            "(lines 392-439)",
+            "memory-math chapter 3 (lines 13-15), D1 and D13 (line 68)",
+            "every-layer-a-store: the outer-product store (lines 11-17)",
+        ),
+    ),
+]

@@ -1,0 +1,748 @@
+"""One matrix as a memory: the Hebbian and the least-squares write, and editing one fact.
+
+Serves first-principles D1-D2 (lines 737-862), memory-math chapter 4's least-squares part
+(lines 15-16, 20) with derivations D3, D14 and D17, and chapter 5's MLP-as-memory identities.
+
+Two experiments:
+
+- ``linear_store_errors``: m random unit keys in R^d with random unit values, written by the
+  Hebbian rule S = V^T K and by least squares; the squared error of a read, the projection
+  H = K (K^T K)^{-1} K^T behind the least-squares read, and its interference-to-signal ratio.
+  Everything is computed without forming m x m matrices for large m (reads are K S^T).
+- ``memory_edit_checks``: the hand-set and small exact checks (the three-pair worked example,
+  finite-difference gradients, the MLP read as a sum over hidden units, parameter counts) and
+  the preconditioned rank-one edit, including the figure's sweep over how uneven the typical
+  keys are.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..spec import Experiment, Output
+
+
+def unit_rows(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """Independent uniform unit vectors along the last axis (normalised Gaussians)."""
+    g = rng.standard_normal(shape)
+    return g / np.linalg.norm(g, axis=-1, keepdims=True)
+
+
+# ----------------------------------------------------------------------------- the two writes
+
+
+def hebbian_store(K: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """S = sum_i v_i k_i^T for keys and values stacked as rows (batched over leading axes)."""
+    return np.swapaxes(V, -1, -2) @ K
+
+
+def least_squares_store(K: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """The minimiser of sum_i |S k_i - v_i|^2: V^T (K K^T)^{-1} K when m <= d (the
+    minimum-norm exact solution) and V^T K (K^T K)^{-1} when m > d."""
+    m, d = K.shape[-2:]
+    Vt = np.swapaxes(V, -1, -2)
+    Kt = np.swapaxes(K, -1, -2)
+    if m <= d:
+        return Vt @ np.linalg.solve(K @ Kt, K)
+    return np.swapaxes(np.linalg.solve(Kt @ K, Kt @ V), -1, -2)
+
+
+def reads(S: np.ndarray, K: np.ndarray) -> np.ndarray:
+    """Row j is S k_j."""
+    return K @ np.swapaxes(S, -1, -2)
+
+
+def leverages(K: np.ndarray) -> np.ndarray:
+    """Diagonal of the projection H = K (K^T K)^{-1} K^T (all ones when m <= d)."""
+    m, d = K.shape[-2:]
+    if m <= d:
+        return np.ones(K.shape[:-1])
+    Kt = np.swapaxes(K, -1, -2)
+    X = np.linalg.solve(Kt @ K, Kt)  # (K^T K)^{-1} K^T
+    return np.einsum("...jd,...dj->...j", K, X)
+
+
+def projection(K: np.ndarray) -> np.ndarray:
+    """H = K (K^T K)^{-1} K^T for one key matrix (m x m; only for small m)."""
+    return K @ np.linalg.solve(K.T @ K, K.T)
+
+
+def linear_store_errors(d: int, m: int, seed: int, trials: int, rng) -> dict:
+    """``trials`` draws of m unit keys and m unit values in R^d, written both ways.
+
+    Errors are |S k_j - v_j|^2 averaged over pairs and draws; the draw-0 weights are the
+    coefficients of every stored value in the read of pair 0 (the figure's bars)."""
+    del seed
+    K = unit_rows(rng, (trials, m, d))
+    V = unit_rows(rng, (trials, m, d))
+    hebb = reads(hebbian_store(K, V), K)
+    lsq = reads(least_squares_store(K, V), K)
+    hebb_sq = np.sum((hebb - V) ** 2, axis=-1)  # (trials, m)
+    lsq_sq = np.sum((lsq - V) ** 2, axis=-1)
+    lev = leverages(K)
+    past = m > d
+    isr2 = (1.0 - lev) / lev if past else np.zeros_like(lev)
+    k0 = K[0]
+    hebb_w = k0 @ k0[0]
+    if past:
+        lsq_w = k0 @ np.linalg.solve(k0.T @ k0, k0[0])  # row 0 of H
+    else:
+        gram = k0 @ k0.T
+        lsq_w = (gram @ np.linalg.inv(gram))[0]  # row 0 of K K^T (K K^T)^{-1}
+    out = {
+        "hebb_err": float(hebb_sq.mean()),
+        "hebb_err_expected": (m - 1) / d,
+        "lsq_err": float(lsq_sq.mean()),
+        "lsq_err_expected": max(0.0, 1.0 - d / m),
+        "lsq_beats_hebb": float(np.mean(lsq_sq.sum(-1) <= hebb_sq.sum(-1) + 1e-12)),
+        "lsq_recall_max_error": float(np.max(np.abs(lsq - V))) if not past else float("nan"),
+        "trace_gap": float(np.max(np.abs(lev.sum(-1) - min(m, d)))),
+        "lsq_err_given_keys": float(np.mean(1.0 - lev)),
+        "lsq_isr2": float(isr2.mean()),
+        "lsq_isr2_plugin": m / d - 1.0 if past else 0.0,
+        # root ratios, as exercise 1 of memory-math prints them (simulated and by formula)
+        "hebb_isr": float(np.sqrt(hebb_sq.mean())),
+        "hebb_isr_formula": float(np.sqrt((m - 1) / d)),
+        "lsq_isr": float(np.sqrt(isr2.mean())),
+        "lsq_isr_formula": float(np.sqrt(m / d - 1.0)) if past else 0.0,
+        "whitening_cancels": d * ((m - 1) / d - (m / d - 1.0)) if past else float("nan"),
+        "hebb_weights_draw": hebb_w,
+        "lsq_weights_draw": lsq_w,
+        "hebb_err_draw": float(hebb_sq[0, 0]),
+        "lsq_err_draw": float(lsq_sq[0, 0]),
+    }
+    out.update(_projection_facts(K[0]) if past and m <= 256 else _NO_PROJECTION)
+    out["dual_basis_gap"] = _dual_basis_gap(K[0]) if not past else float("nan")
+    return out
+
+
+_NO_PROJECTION = {"projection_gap": float("nan"), "row_square_gap": float("nan")}
+
+
+def _projection_facts(K: np.ndarray) -> dict:
+    """How far H is from symmetric idempotent, and from sum_{i!=j} H_ji^2 = H_jj - H_jj^2."""
+    H = projection(K)
+    diag = np.diag(H)
+    off = np.sum(H**2, axis=1) - diag**2
+    return {
+        "projection_gap": float(max(np.max(np.abs(H - H.T)), np.max(np.abs(H @ H - H)))),
+        "row_square_gap": float(np.max(np.abs(off - (diag - diag**2)))),
+    }
+
+
+def _dual_basis_gap(K: np.ndarray) -> float:
+    """max |tilde k_i . k_j - delta_ij| for the rows of (K K^T)^{-1} K (m <= d)."""
+    dual = np.linalg.solve(K @ K.T, K)
+    return float(np.max(np.abs(dual @ K.T - np.eye(K.shape[0]))))
+
+
+# ----------------------------------------------------------------------------- worked example
+
+# first-principles D1, worked example (line 785): keys in R^2 and scalar values, as printed.
+THREE_KEYS = np.array([[1.0, 0.0], [0.0, 1.0], [1.0 / np.sqrt(2.0), 1.0 / np.sqrt(2.0)]])
+THREE_VALUES = np.array([[3.0], [5.0], [2.0]])
+
+
+def three_pairs() -> dict:
+    """Both writes of the three printed pairs: stores, reads and summed squared errors."""
+    K, V = THREE_KEYS, THREE_VALUES
+    hebb = hebbian_store(K, V)[0]
+    lsq = least_squares_store(K, V)[0]
+    hebb_reads = K @ hebb
+    lsq_reads = K @ lsq
+    hebb_sse = float(np.sum((hebb_reads - V[:, 0]) ** 2))
+    lsq_sse = float(np.sum((lsq_reads - V[:, 0]) ** 2))
+    return {
+        "three_hebb_store": hebb,
+        "three_hebb_reads": hebb_reads,
+        "three_hebb_extra_k1": float(V[2, 0] * (K[2] @ K[0])),
+        "three_hebb_sse": hebb_sse,
+        "three_gram": K.T @ K,
+        "three_lsq_store": lsq,
+        "three_lsq_reads": lsq_reads,
+        "three_lsq_sse": lsq_sse,
+        "three_hebb_over_lsq": hebb_sse / lsq_sse,
+    }
+
+
+# first-principles D1, the prompt (line 738), as printed.
+D1_PROMPT = "Flo gave Ann a pen and yes well well and so then Ann thanked"
+
+
+def prompt_positions() -> dict:
+    """The wanted name follows the prompt: its position, and the words strictly between."""
+    words = D1_PROMPT.split()
+    return {
+        "prompt_next_position": float(len(words)),
+        "prompt_words_between": float(len(words) - 1),
+    }
+
+
+# ----------------------------------------------------------------------------- gradients
+
+
+def central_difference(f, X: np.ndarray, h: float) -> np.ndarray:
+    """Entrywise central finite-difference gradient of a scalar function of a matrix."""
+    G = np.zeros_like(X)
+    for idx in np.ndindex(X.shape):  # 20-30 entries: the explicit check the note describes
+        E = np.zeros_like(X)
+        E[idx] = h
+        G[idx] = (f(X + E) - f(X - E)) / (2 * h)
+    return G
+
+
+def gradient_checks(rng: np.random.Generator, rows: int, cols: int, h: float) -> dict:
+    """Finite differences against three outer-product gradients: the squared error of a linear
+    layer (e x^T), the Hebbian loss -v^T S k (-v k^T), and a general loss through y = W x
+    (ybar x^T, here a log-sum-exp cross-entropy)."""
+    S = rng.standard_normal((rows, cols))
+    x = rng.standard_normal(cols)
+    y = rng.standard_normal(rows)
+    v = rng.standard_normal(rows)
+
+    def sq(M):
+        return 0.5 * np.sum((M @ x - y) ** 2)
+
+    def hebb(M):
+        return -(v @ M @ x)
+
+    def xent(M):
+        z = M @ x
+        return np.log(np.sum(np.exp(z - z.max()))) + z.max() - z[0]
+
+    z = S @ x
+    p = np.exp(z - z.max())
+    p /= p.sum()
+    ybar = p - np.eye(rows)[0]
+    return {
+        "grad_sq_gap": float(np.max(np.abs(central_difference(sq, S, h) - np.outer(z - y, x)))),
+        "grad_hebb_gap": float(np.max(np.abs(central_difference(hebb, S, h) + np.outer(v, x)))),
+        "grad_general_gap": float(
+            np.max(np.abs(central_difference(xent, S, h) - np.outer(ybar, x)))
+        ),
+        "delta_step_gap": _delta_step_gap(S, x, y),
+    }
+
+
+def _delta_step_gap(S: np.ndarray, x: np.ndarray, y: np.ndarray, eta: float = 0.1) -> float:
+    """A gradient step S - eta (Sx - y) x^T equals the delta write S + eta (y - Sx) x^T; also
+    check it moves the read toward the target (returns the gap, or inf if it did not)."""
+    step = S - eta * np.outer(S @ x - y, x)
+    delta = S + eta * np.outer(y - S @ x, x)
+    if np.linalg.norm(step @ x - y) >= np.linalg.norm(S @ x - y):
+        return float("inf")
+    return float(np.max(np.abs(step - delta)))
+
+
+# ----------------------------------------------------------------------------- the MLP as a memory
+
+
+def relu(s):
+    return np.maximum(s, 0.0)
+
+
+def mlp_lookup(rng: np.random.Generator, d: int, hidden: int) -> dict:
+    """A small two-layer ReLU MLP read both ways: W2 relu(W1 x) and sum_i v_i relu(k_i . x)."""
+    W1 = rng.standard_normal((hidden, d)) / np.sqrt(d)
+    W2 = rng.standard_normal((d, hidden)) / np.sqrt(hidden)
+    x = rng.standard_normal(d)
+    scores = W1 @ x
+    weights = relu(scores)
+    by_units = sum(W2[:, i] * weights[i] for i in range(hidden))
+    out = W2 @ relu(W1 @ x)
+    linear = sum(W2[:, i] * scores[i] for i in range(hidden))
+    return {
+        "mlp_keys": W1,
+        "mlp_values": W2.T,
+        "mlp_x": x,
+        "mlp_scores": scores,
+        "mlp_weights": weights,
+        "mlp_out": out,
+        "mlp_sum_gap": float(np.max(np.abs(out - by_units))),
+        "mlp_linear_gap": float(np.max(np.abs(W2 @ W1 @ x - linear))),
+    }
+
+
+def parameter_counts(d_model: int) -> dict:
+    """Numbers stored by an MLP of width 4d (two matrices) against attention's four d x d
+    matrices, and a three-matrix gated MLP of width 8d/3 against the two-matrix one."""
+    d_h = 4 * d_model
+    mlp = d_model * d_h + d_h * d_model
+    attn = 4 * d_model * d_model
+    gated_hidden = 2 * d_h // 3
+    gated = 3 * d_model * gated_hidden
+    return {
+        "mlp_numbers_per_unit": (mlp / d_h) / d_model,
+        "mlp_share_of_block": mlp / (mlp + attn),
+        "mlp_over_d2": mlp / d_model**2,
+        "attn_over_d2": attn / d_model**2,
+        "gated_hidden_over_d": gated_hidden / d_model,
+        "gated_over_two_matrix": gated / mlp,
+        "gated_over_d2": gated / d_model**2,
+    }
+
+
+def gating_facts() -> dict:
+    """ReLU(s)^2 = ReLU(s) s on a fine grid, and what squaring does to a similarity of 0.1."""
+    s = np.linspace(-1.0, 1.0, 2001)
+    return {
+        "gate_identity_gap": float(np.max(np.abs(relu(s) ** 2 - relu(s) * s))),
+        "relu2_of_tenth": float(relu(0.1) ** 2),
+    }
+
+
+# ----------------------------------------------------------------------------- the one-fact edit
+
+
+def edit_directions(Sigma: np.ndarray, kstar: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row vectors u of the preconditioned and the naive edit Delta = r u^T (both give
+    Delta k* = r)."""
+    pre = np.linalg.solve(Sigma, kstar)
+    return pre / (kstar @ pre), kstar / (kstar @ kstar)
+
+
+def edit_cost(u: np.ndarray, Sigma: np.ndarray, r: np.ndarray) -> float:
+    """tr(Delta Sigma Delta^T) for Delta = r u^T: the mean squared change on typical keys."""
+    Delta = np.outer(r, u)
+    return float(np.trace(Delta @ Sigma @ Delta.T))
+
+
+def naive_over_optimal(Sigma: np.ndarray, kstar: np.ndarray) -> float:
+    """(k*^T Sigma k*)(k*^T Sigma^{-1} k*) / (k*^T k*)^2."""
+    return float(
+        (kstar @ Sigma @ kstar) * (kstar @ np.linalg.solve(Sigma, kstar)) / (kstar @ kstar) ** 2
+    )
+
+
+def uneven_sigma(d: int, unevenness: float) -> np.ndarray:
+    """diag(1, e^{-u/(d-1)}, ..., e^{-u}) rescaled to trace d (mean square of a key fixed);
+    u = 4 at d = 8 is the note's Check up to the scale, which the ratio does not see."""
+    lam = np.exp(-unevenness * np.arange(d) / (d - 1))
+    return np.diag(lam * d / lam.sum())
+
+
+def edit_plane(Sigma: np.ndarray, kstar: np.ndarray) -> np.ndarray:
+    """Orthonormal basis (d x 2) of the plane of k* and Sigma^{-1} k* (first axis along k*);
+    when the two coincide, the second axis is an arbitrary fixed orthogonal direction."""
+    a = kstar / np.linalg.norm(kstar)
+    b = np.linalg.solve(Sigma, kstar)
+    b = b - (b @ a) * a
+    if np.linalg.norm(b) < 1e-9:
+        b = np.zeros_like(a)
+        b[0], b[-1] = 1.0, -1.0
+        b = b - (b @ a) * a
+    return np.stack([a, b / np.linalg.norm(b)], axis=1)
+
+
+def axis_angle_deg(x: np.ndarray, y: np.ndarray) -> float:
+    """Angle between two lines (0 to 90 degrees)."""
+    c = abs(x @ y) / (np.linalg.norm(x) * np.linalg.norm(y))
+    return float(np.degrees(np.arccos(min(1.0, c))))
+
+
+def edit_sweep(d: int, levels: np.ndarray, n_typical: int, rng: np.random.Generator) -> dict:
+    """Over unevenness u: the cost ratio, the expected per-key changes of both edits, ten
+    typical keys (one fixed draw z, keys = Sigma^{1/2} z) and the change each edit makes on
+    them, and the angle in the edit plane between the long axis of the key cloud and the line
+    the preconditioned edit leaves unchanged (perpendicular to Sigma^{-1} k*)."""
+    kstar = np.ones(d)
+    r = np.zeros(d)
+    r[0] = 1.0  # |r| = 1: costs are per unit of the needed change
+    z = rng.standard_normal((n_typical, d))
+    out = {k: [] for k in ("ratio", "naive", "opt", "angle", "keys", "nchg", "ochg", "violet")}
+    for u in levels:  # a handful of positions of the figure's handle
+        Sigma = uneven_sigma(d, u)
+        pre, naive = edit_directions(Sigma, kstar)
+        keys = z * np.sqrt(np.diag(Sigma))
+        B = edit_plane(Sigma, kstar)
+        w, vecs = np.linalg.eigh(B.T @ Sigma @ B)
+        violet = B.T @ pre
+        null_line = np.array([-violet[1], violet[0]])
+        round_cloud = w[-1] - w[0] < 1e-9
+        out["ratio"].append(naive_over_optimal(Sigma, kstar))
+        out["naive"].append(edit_cost(naive, Sigma, r))
+        out["opt"].append(edit_cost(pre, Sigma, r))
+        out["angle"].append(float("nan") if round_cloud else axis_angle_deg(vecs[:, -1], null_line))
+        out["keys"].append(keys @ B)
+        out["nchg"].append(np.abs(keys @ naive))
+        out["ochg"].append(np.abs(keys @ pre))
+        out["violet"].append(violet / np.linalg.norm(violet))
+    angle = np.array(out["angle"])
+    return {
+        "sweep_ratio": np.array(out["ratio"]),
+        "sweep_naive_cost": np.array(out["naive"]),
+        "sweep_opt_cost": np.array(out["opt"]),
+        "sweep_angle": angle,
+        "sweep_keys_plane": np.array(out["keys"]),
+        "sweep_naive_change": np.array(out["nchg"]),
+        "sweep_opt_change": np.array(out["ochg"]),
+        "sweep_violet_dir": np.array(out["violet"]),
+        "sweep_naive_total": np.array(out["nchg"]).sum(axis=1),
+        "sweep_opt_total": np.array(out["ochg"]).sum(axis=1),
+        "angle_within_10_from": _first_below(levels, angle, 10.0),
+        "naive_cost_spread": float(np.ptp(out["naive"])),
+        "opt_cost_decreasing": float(np.all(np.diff(out["opt"]) <= 1e-12)),
+    }
+
+
+def _first_below(x: np.ndarray, y: np.ndarray, level: float) -> float:
+    """First x where y drops to ``level`` and stays there, linearly interpolated."""
+    ok = np.where(np.isnan(y), False, y <= level)
+    if not ok[-1]:
+        return float("nan")
+    i = len(ok) - 1
+    while i > 0 and ok[i - 1]:
+        i -= 1
+    if i == 0:
+        return float(x[0])
+    x0, x1, y0, y1 = x[i - 1], x[i], y[i - 1], y[i]
+    return float(x0 + (level - y0) * (x1 - x0) / (y1 - y0))
+
+
+def edit_checks(d: int, unevenness: float, n_perturb: int, n_random: int, rng) -> dict:
+    """The rank-one edit at the note's Check and its properties on random instances."""
+    lam = np.exp(-unevenness * np.arange(d) / (d - 1))
+    Sigma = np.diag(lam)  # the Check's matrix as printed (first-principles line 859)
+    kstar = np.ones(d)
+    W = rng.standard_normal((d, d))
+    vstar = rng.standard_normal(d)
+    r = vstar - W @ kstar
+    pre, naive = edit_directions(Sigma, kstar)
+    D_opt, D_naive = np.outer(r, pre), np.outer(r, naive)
+    kinv = kstar @ np.linalg.solve(Sigma, kstar)
+    # Feasible perturbations E with E k* = 0 never lower the cost.
+    E = rng.standard_normal((n_perturb, d, d))
+    E -= np.einsum("nij,j->ni", E, kstar)[:, :, None] * kstar[None, None, :] / (kstar @ kstar)
+    scale = rng.uniform(1e-3, 1.0, n_perturb)[:, None, None]
+    cand = D_opt[None] + scale * E
+    costs = np.einsum("nij,jk,nik->n", cand, Sigma, cand)
+    # Cauchy-Schwarz over random SPD matrices and keys, and equality at eigenvectors.
+    A = rng.standard_normal((n_random, d, d))
+    S_rand = A @ np.swapaxes(A, 1, 2) + 1e-3 * np.eye(d)
+    k_rand = rng.standard_normal((n_random, d))
+    num = np.einsum("ni,nij,nj->n", k_rand, S_rand, k_rand) * np.einsum(
+        "ni,ni->n", k_rand, np.linalg.solve(S_rand, k_rand[..., None])[..., 0]
+    )
+    ratios = num / np.einsum("ni,ni->n", k_rand, k_rand) ** 2
+    _, vecs = np.linalg.eigh(S_rand[0])
+    keys = rng.standard_normal((50, d))
+    C = keys.T @ keys / len(keys)
+    objective = np.mean(np.sum((keys @ D_opt.T) ** 2, axis=1))
+    samples_few = rng.standard_normal((d - 1, d))
+    samples_more = rng.standard_normal((d + 1, d))
+    return {
+        "edit_ratio_check": naive_over_optimal(Sigma, kstar),
+        "edit_ratio_identity": naive_over_optimal(np.eye(d), kstar),
+        "edit_identity_same": float(
+            np.max(np.abs(np.subtract(*edit_directions(np.eye(d), kstar))))
+        ),
+        "edit_hits_target": float(np.max(np.abs((W + D_opt) @ kstar - vstar))),
+        "naive_hits_target": float(np.max(np.abs((W + D_naive) @ kstar - vstar))),
+        "edit_rank": float(np.linalg.matrix_rank(D_opt)),
+        "edit_opt_cost_gap": abs(edit_cost(pre, Sigma, r) - (r @ r) / kinv),
+        "edit_naive_cost_gap": abs(
+            edit_cost(naive, Sigma, r) - (r @ r) * (kstar @ Sigma @ kstar) / (kstar @ kstar) ** 2
+        ),
+        "edit_cost_over_ratio_gap": abs(
+            edit_cost(naive, Sigma, r) / edit_cost(pre, Sigma, r) - naive_over_optimal(Sigma, kstar)
+        ),
+        "edit_perturbed_min_excess": float(np.min(costs - edit_cost(pre, Sigma, r))),
+        "edit_stationarity_gap": _stationarity_gap(D_opt, Sigma, kstar),
+        "cs_min_ratio": float(ratios.min()),
+        "cs_eigen_ratio": naive_over_optimal(S_rand[0], vecs[:, 0]),
+        "edit_objective_gap": float(abs(objective - np.trace(D_opt @ C @ D_opt.T))),
+        "second_moment_rank_few": float(np.linalg.matrix_rank(samples_few.T @ samples_few)),
+        "second_moment_rank_more": float(np.linalg.matrix_rank(samples_more.T @ samples_more)),
+    }
+
+
+def _stationarity_gap(D: np.ndarray, Sigma: np.ndarray, kstar: np.ndarray) -> float:
+    """D Sigma must be lambda k*^T for some lambda: its residual off the k* direction."""
+    M = D @ Sigma
+    lam = M @ kstar / (kstar @ kstar)
+    return float(np.max(np.abs(M - np.outer(lam, kstar))))
+
+
+def whitened_query_gap(rng: np.random.Generator, d: int, m: int) -> float:
+    """The least-squares read of q equals the Hebbian store read with (K^T K)^{-1} q."""
+    K = unit_rows(rng, (m, d))
+    V = unit_rows(rng, (m, d))
+    q = rng.standard_normal(d)
+    lsq = least_squares_store(K, V) @ q
+    hebb_white = hebbian_store(K, V) @ np.linalg.solve(K.T @ K, q)
+    return float(np.max(np.abs(lsq - hebb_white)))
+
+
+def capacity_facts(rng: np.random.Generator, d: int) -> dict:
+    """Exact recall with orthonormal keys; least squares exact up to d random pairs and not
+    beyond (smallest achievable summed squared error at m = d and at m = d + 1)."""
+    Q, _ = np.linalg.qr(rng.standard_normal((d, d)))
+    V = unit_rows(rng, (d, d))
+    hebb = reads(hebbian_store(Q.T, V), Q.T)
+    out = {"orthonormal_recall_error": float(np.max(np.abs(hebb - V)))}
+    for name, m in (("at_d", d), ("past_d", d + 1)):
+        K = unit_rows(rng, (m, d))
+        Vm = unit_rows(rng, (m, d))
+        resid = reads(least_squares_store(K, Vm), K) - Vm
+        out[f"lsq_min_sse_{name}"] = float(np.sum(resid**2))
+    out["store_numbers"] = float(d * d)
+    return out
+
+
+def memory_edit_checks(
+    d_edit: int,
+    unevenness_check: float,
+    unevenness_max: float,
+    unevenness_step: float,
+    n_typical: int,
+    n_perturb: int,
+    n_random: int,
+    grad_rows: int,
+    grad_cols: int,
+    fd_step: float,
+    mlp_d: int,
+    mlp_hidden: int,
+    d_model: int,
+    rng,
+) -> dict:
+    """Every exact check of the slice that needs no grid, and the edit figure's sweep."""
+    levels = unevenness_levels(unevenness_max, unevenness_step)
+    out = {}
+    out.update(three_pairs())
+    out.update(prompt_positions())
+    out.update(gradient_checks(rng, grad_rows, grad_cols, fd_step))
+    out.update(mlp_lookup(rng, mlp_d, mlp_hidden))
+    out.update(parameter_counts(d_model))
+    out.update(gating_facts())
+    out.update(edit_checks(d_edit, unevenness_check, n_perturb, n_random, rng))
+    out.update(edit_sweep(d_edit, levels, n_typical, rng))
+    out.update(capacity_facts(rng, d_edit))
+    out["whitened_query_gap"] = whitened_query_gap(rng, d_edit, 3 * d_edit)
+    return out
+
+
+def unevenness_levels(unevenness_max: float, unevenness_step: float) -> list[float]:
+    """Positions of the edit figure's handle."""
+    n = int(round(unevenness_max / unevenness_step))
+    return [round(i * unevenness_step, 10) for i in range(n + 1)]
+
+
+EXPERIMENTS = [
+    Experiment(
+        name="linear_store_errors",
+        func=linear_store_errors,
+        grid=("d", "m", "seed"),
+        params=("trials",),
+        outputs=(
+            Output("hebb_err", "mean squared error of a Hebbian read", "1"),
+            Output("hebb_err_expected", "expected Hebbian squared error (m-1)/d (exact)", "1"),
+            Output("lsq_err", "mean squared error of a least-squares read", "1"),
+            Output("lsq_err_expected", "expected least-squares squared error (exact)", "1"),
+            Output("lsq_beats_hebb", "fraction of draws where least squares has less error", "1"),
+            Output("lsq_recall_max_error", "largest error of a least-squares read, m <= d", "1"),
+            Output("trace_gap", "largest |sum of leverages - min(m, d)| over draws", "1"),
+            Output("lsq_err_given_keys", "mean of 1 - H_jj over pairs and draws", "1"),
+            Output("lsq_isr2", "mean of (H_jj - H_jj^2)/H_jj^2 (squared interference/signal)", "1"),
+            Output("lsq_isr2_plugin", "the same with H_jj replaced by d/m", "1"),
+            Output("hebb_isr", "root mean squared error over signal, Hebbian", "1"),
+            Output("hebb_isr_formula", "sqrt((m - 1) / d)", "1"),
+            Output("lsq_isr", "root mean squared interference over signal, least squares", "1"),
+            Output("lsq_isr_formula", "sqrt(m / d - 1), m > d", "1"),
+            Output("whitening_cancels", "d times (Hebbian (m-1)/d minus m/d - 1), m > d", "pairs"),
+            Output(
+                "hebb_weights_draw",
+                "draw 0: weight of each value in the read of pair 0",
+                "1",
+                ("pair",),
+            ),
+            Output(
+                "lsq_weights_draw",
+                "draw 0: least-squares weight of each value, pair 0",
+                "1",
+                ("pair",),
+            ),
+            Output("hebb_err_draw", "draw 0: Hebbian squared error of pair 0", "1"),
+            Output("lsq_err_draw", "draw 0: least-squares squared error of pair 0", "1"),
+            Output("projection_gap", "draw 0: largest entry of H - H^T and H^2 - H", "1"),
+            Output("row_square_gap", "draw 0: largest |sum_{i!=j} H_ji^2 - (H_jj - H_jj^2)|", "1"),
+            Output("dual_basis_gap", "draw 0: largest |dual_i . k_j - delta_ij|, m <= d", "1"),
+        ),
+        sections=(
+            "first-principles D1: Hebbian and least-squares errors, the figure (lines 755-783)",
+            "memory-math ch4: least squares and its projection (line 15), D3 (lines 16, 68)",
+        ),
+    ),
+    Experiment(
+        name="memory_edit_checks",
+        func=memory_edit_checks,
+        grid=(),
+        params=(
+            "d_edit",
+            "unevenness_check",
+            "unevenness_max",
+            "unevenness_step",
+            "n_typical",
+            "n_perturb",
+            "n_random",
+            "grad_rows",
+            "grad_cols",
+            "fd_step",
+            "mlp_d",
+            "mlp_hidden",
+            "d_model",
+        ),
+        outputs=(
+            Output("three_hebb_store", "Hebbian store of the three printed pairs", "1", ("axis",)),
+            Output("three_hebb_reads", "its reads of the three keys", "1", ("pair3",)),
+            Output("three_hebb_extra_k1", "v3 (k3 . k1), the extra in the read of k1", "1"),
+            Output("three_hebb_sse", "Hebbian summed squared error, three pairs", "1"),
+            Output("three_gram", "K^T K of the three keys", "1", ("axis", "axis2")),
+            Output("three_lsq_store", "least-squares store of the three pairs", "1", ("axis",)),
+            Output("three_lsq_reads", "its reads of the three keys", "1", ("pair3",)),
+            Output("three_lsq_sse", "least-squares summed squared error, three pairs", "1"),
+            Output("three_hebb_over_lsq", "Hebbian over least-squares summed error", "1"),
+            Output("grad_sq_gap", "finite differences vs e x^T, squared-error loss", "1"),
+            Output("grad_hebb_gap", "finite differences vs -v k^T, Hebbian loss", "1"),
+            Output("grad_general_gap", "finite differences vs ybar x^T, cross-entropy loss", "1"),
+            Output("delta_step_gap", "gradient step minus delta write", "1"),
+            Output("mlp_keys", "MLP example: rows of W1 (keys)", "1", ("unit", "feature")),
+            Output("mlp_values", "MLP example: columns of W2 (values)", "1", ("unit", "feature")),
+            Output("mlp_x", "MLP example: input", "1", ("feature",)),
+            Output(
+                "mlp_scores", "MLP example: similarity of the input to each key", "1", ("unit",)
+            ),
+            Output("mlp_weights", "MLP example: ReLU of each similarity", "1", ("unit",)),
+            Output("mlp_out", "MLP example: output W2 relu(W1 x)", "1", ("feature",)),
+            Output("mlp_sum_gap", "W2 relu(W1 x) minus sum_i v_i relu(k_i . x)", "1"),
+            Output("mlp_linear_gap", "W2 W1 x minus sum_i v_i (k_i . x)", "1"),
+            Output("mlp_numbers_per_unit", "numbers per hidden unit, in units of d", "1"),
+            Output("mlp_share_of_block", "MLP share of a block's matrices (width 4d)", "1"),
+            Output("mlp_over_d2", "numbers in a width-4d MLP over d^2", "1"),
+            Output("attn_over_d2", "numbers in attention's four matrices over d^2", "1"),
+            Output("gated_hidden_over_d", "hidden width of the equal-size gated MLP over d", "1"),
+            Output(
+                "gated_over_two_matrix", "gated three-matrix MLP over two-matrix MLP numbers", "1"
+            ),
+            Output("gated_over_d2", "numbers in the gated MLP of width 8d/3 over d^2", "1"),
+            Output("prompt_next_position", "position of the word after the D1 prompt", "tokens"),
+            Output("prompt_words_between", "words between position 0 and that position", "tokens"),
+            Output(
+                "edit_objective_gap", "mean |Delta k|^2 over keys minus tr(Delta C Delta^T)", "1"
+            ),
+            Output("gate_identity_gap", "largest |ReLU(s)^2 - ReLU(s) s| on [-1, 1]", "1"),
+            Output("relu2_of_tenth", "ReLU(0.1)^2", "1"),
+            Output(
+                "edit_ratio_check", "naive over preconditioned edit cost, the note's Check", "1"
+            ),
+            Output("edit_ratio_identity", "the same ratio with Sigma = I", "1"),
+            Output(
+                "edit_identity_same", "largest difference of the two edit keys at Sigma = I", "1"
+            ),
+            Output("edit_hits_target", "largest |W' k* - v*|, preconditioned edit", "1"),
+            Output("naive_hits_target", "largest |W' k* - v*|, naive edit", "1"),
+            Output("edit_rank", "rank of the preconditioned edit", "1"),
+            Output("edit_opt_cost_gap", "cost minus |r|^2/(k*^T Sigma^-1 k*)", "1"),
+            Output("edit_naive_cost_gap", "naive cost minus its closed form", "1"),
+            Output("edit_cost_over_ratio_gap", "cost ratio minus the closed-form ratio", "1"),
+            Output(
+                "edit_perturbed_min_excess", "least cost increase over feasible perturbations", "1"
+            ),
+            Output("edit_stationarity_gap", "residual of Delta Sigma = lambda k*^T", "1"),
+            Output("cs_min_ratio", "smallest naive/optimal ratio over random Sigma and k*", "1"),
+            Output("cs_eigen_ratio", "the ratio when k* is an eigenvector of Sigma", "1"),
+            Output(
+                "second_moment_rank_few", "rank of a second-moment matrix from d-1 samples", "1"
+            ),
+            Output(
+                "second_moment_rank_more", "rank of a second-moment matrix from d+1 samples", "1"
+            ),
+            Output("sweep_ratio", "naive over preconditioned cost", "1", ("unevenness",)),
+            Output(
+                "sweep_naive_cost",
+                "expected squared change of a key, naive edit",
+                "1",
+                ("unevenness",),
+            ),
+            Output(
+                "sweep_opt_cost",
+                "expected squared change of a key, preconditioned",
+                "1",
+                ("unevenness",),
+            ),
+            Output(
+                "sweep_angle",
+                "long axis of the cloud vs the edit's null line",
+                "degrees",
+                ("unevenness",),
+            ),
+            Output(
+                "sweep_keys_plane",
+                "typical keys in the edit plane",
+                "1",
+                ("unevenness", "key", "plane_axis"),
+            ),
+            Output(
+                "sweep_naive_change",
+                "change of each typical key, naive edit",
+                "1",
+                ("unevenness", "key"),
+            ),
+            Output(
+                "sweep_opt_change",
+                "change of each typical key, preconditioned",
+                "1",
+                ("unevenness", "key"),
+            ),
+            Output(
+                "sweep_violet_dir",
+                "preconditioned key direction in the plane",
+                "1",
+                ("unevenness", "plane_axis"),
+            ),
+            Output(
+                "sweep_naive_total",
+                "total change over the typical keys, naive",
+                "1",
+                ("unevenness",),
+            ),
+            Output(
+                "sweep_opt_total",
+                "total change over the typical keys, preconditioned",
+                "1",
+                ("unevenness",),
+            ),
+            Output(
+                "angle_within_10_from",
+                "unevenness from which the angle stays under 10 degrees",
+                "1",
+            ),
+            Output("naive_cost_spread", "range of the naive expected cost over the sweep", "1"),
+            Output(
+                "opt_cost_decreasing", "1 if the preconditioned cost falls along the sweep", "1"
+            ),
+            Output(
+                "orthonormal_recall_error", "largest Hebbian read error, d orthonormal keys", "1"
+            ),
+            Output("lsq_min_sse_at_d", "least summed squared error of d random pairs", "1"),
+            Output("lsq_min_sse_past_d", "least summed squared error of d+1 random pairs", "1"),
+            Output("store_numbers", "numbers in a d x d store", "1"),
+            Output(
+                "whitened_query_gap",
+                "least-squares read minus Hebbian read of a whitened query",
+                "1",
+            ),
+        ),
+        coords={
+            "unevenness": lambda **p: unevenness_levels(p["unevenness_max"], p["unevenness_step"]),
+            "axis": [1, 2],
+            "axis2": [1, 2],
+            "pair3": [1, 2, 3],
+            "plane_axis": ["along_kstar", "across"],
+        },
+        sections=(
+            "first-principles D1: worked example, capacity bound, gradient Check (lines 784-802)",
+            "first-principles D2: MLP as memory, the rank-one edit, Check and figure (804-860)",
+            "memory-math ch5 (lines 20-26), D14, D17 (line 68)",
+        ),
+    ),
+]
