@@ -575,7 +575,10 @@ EXPERIMENTS = [
             Output("slope_hebbian", "log-log slope of the root ratio, linear read", "1"),
             Output("ratio_hebbian_exact", "(m - 1) / d", "1", ("m",)),
             Output(
-                "ratio_softmax_gap", "simulated over exact softmax ratio, minus 1", "1", ("beta", "m")
+                "ratio_softmax_gap",
+                "simulated over exact softmax ratio, minus 1",
+                "1",
+                ("beta", "m"),
             ),
             Output("ratio_hebbian_gap", "simulated over (m - 1)/d, minus 1", "1", ("m",)),
         ),
