@@ -102,3 +102,22 @@ def check_config(config: Mapping, schema_path: str | Path) -> None:
     if problems:
         lines = "\n".join(f"  - {p}" for p in problems)
         raise ConfigError(f"config is invalid, nothing was run:\n{lines}")
+
+
+def check_config_once(config: Mapping, schema_path: str | Path, stamp: str | Path) -> None:
+    """``check_config``, skipped when this very config was already found valid against this very
+    schema (a hash of both is kept in ``stamp``). Validation costs a fifth of a second that a
+    run with nothing to do should not pay; any edit of the config or the schema revalidates."""
+    import hashlib
+    import json
+
+    schema_text = Path(schema_path).read_text(encoding="utf-8")
+    key = hashlib.sha256(
+        (json.dumps(config, sort_keys=True, default=str) + "\0" + schema_text).encode()
+    ).hexdigest()
+    stamp = Path(stamp)
+    if stamp.exists() and stamp.read_text(encoding="utf-8").strip() == key:
+        return
+    check_config(config, schema_path)
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(key + "\n", encoding="utf-8")

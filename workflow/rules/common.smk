@@ -3,14 +3,18 @@
 import json
 from pathlib import Path
 
-from attnmem.config import ConfigError, check_config
+from attnmem.config import ConfigError, check_config_once
 from attnmem.figures import catalog
 from attnmem.sources import experiment_sources
 
 BASE = Path(workflow.basedir)
 
 try:
-    check_config(config, BASE / "workflow/schemas/config.schema.yaml")
+    check_config_once(
+        config,
+        BASE / "workflow/schemas/config.schema.yaml",
+        "results/config/valid.sha256",
+    )
 except ConfigError as err:
     raise WorkflowError(str(err)) from None
 
