@@ -81,3 +81,8 @@ def test_hopfield_threshold_and_retrieval():
 def test_n_log_n_root():
     n = sc.n_log_n_root(2048.0)
     assert math.isclose(n * math.log(n), 2048.0, rel_tol=1e-12)
+
+
+def test_exp_series_gap_is_rounding_and_a_short_series_is_not():
+    assert sc.exp_series_gap(8.0, 80) < 1e-13
+    assert sc.exp_series_gap(8.0, 10) > 1e-3

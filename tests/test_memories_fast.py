@@ -85,3 +85,24 @@ def test_a_small_cache_beta_loses_the_first_word():
     """The cache's claims depend on a large beta; a tiny one blurs the read and fails them."""
     out = tr.toylang_readers(0, 8, 6, 8, 300, 40, 40, 0.1, np.random.default_rng(6))
     assert out["accuracy"][0, 3, -1] < 0.9
+
+
+def test_repeated_delta_pass_power_matches_the_write_loop_and_converges():
+    d, pairs, n = 8, 6, 7
+    dist = fw.repeated_delta_distance(np.random.default_rng(5), d, pairs, (n, 10**6))
+    # the same draw, written pair by pair n times
+    g = np.random.default_rng(5)
+    K, V = fw.unit_vectors(g, pairs, d), g.standard_normal((pairs, d))
+    S = np.zeros((d, d))
+    for _ in range(n):
+        for t in range(pairs):
+            S = S + np.outer(V[t] - S @ K[t], K[t])
+    target = fw.least_squares_memory(K, V)
+    assert dist[0] == pytest.approx(np.linalg.norm(S - target) / np.linalg.norm(target), rel=1e-9)
+    assert dist[1] < 1e-8 < dist[0]
+
+
+def test_delta_write_overwrites_and_additive_write_does_not():
+    out = fw.overwrite_errors(np.random.default_rng(0), 8)
+    assert out["l2"] < 1e-20
+    assert out["additive"] > 1e-3

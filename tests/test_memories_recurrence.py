@@ -129,3 +129,9 @@ def test_crossing_interpolates():
     x, y = np.array([1.0, 2.0, 3.0]), np.array([0.5, 0.9, 1.3])
     assert rk.crossing(x, y) == pytest.approx(2.25)
     assert math.isnan(rk.crossing(x, y, level=2.0))
+
+
+def test_mean_squared_interference_is_m_minus_one_over_d():
+    d, m = 16, 32
+    out = rk.read_memory(np.random.default_rng(4), d, m, 8, 4000, 10, 0)
+    assert out["noise_sq"] / ((m - 1) / d) - 1 == pytest.approx(0.0, abs=0.03)

@@ -131,3 +131,18 @@ def test_score_interference_matches_exact():
     out = sc.score_interference(16, 0, 40000, 4000, 2, 2, 64, np.random.default_rng(10))
     assert np.allclose(out["mc_isr2_full"], out["expected_isr2_full"], rtol=0.1)
     assert out["sharper_leaks_less"] == 1.0
+    assert np.all(np.abs(out["mc_isr2_gap"]) < 0.1)
+    assert np.all(np.abs(out["mc_moment_gap"][:3]) < 0.05)
+
+
+def test_hebbian_prefix_interference_is_m_minus_one_over_d():
+    d, reads = 8, 20000
+    rng = np.random.default_rng(11)
+    keys_s = sc.sphere_dots(rng, reads * 2 * d, d).reshape(reads, 2 * d)
+    values = rng.standard_normal((reads, 2 * d, d))
+    values /= np.linalg.norm(values, axis=-1, keepdims=True)
+    got = sc.hebbian_prefix_isr2(keys_s, values, d)
+    want = np.array([round(x * d) - 1 for x in sc.HEBBIAN_LOADS]) / d
+    assert np.allclose(got, want, rtol=0.05)
+    # keys twice as long would quadruple the interference: the test can fail
+    assert not np.allclose(sc.hebbian_prefix_isr2(2 * keys_s, values, d), want, rtol=0.05)

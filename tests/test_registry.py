@@ -58,9 +58,11 @@ def test_every_check_reads_a_declared_output(entries):
             tol = e.get("tolerance", "printed")
             uses_se = isinstance(tol, dict) and bool({"se", "se_mean", "se_identity"} & set(tol))
             # A mean over replicates compared with a printed number needs a statistical band;
-            # a strict bound (< or >) or an exact value (every replicate equal) does not.
+            # a strict bound (< or >), an exact value or a floating-point equality ({abs}, every
+            # replicate equal to rounding) does not.
             strict = e.get("stated", {}).get("relation", "=") in ("<", ">")
-            if c.get("over") and not (uses_se or strict or tol == "exact"):
+            exactish = tol == "exact" or (isinstance(tol, dict) and "abs" in tol)
+            if c.get("over") and not (uses_se or strict or exactish):
                 problems.append(f"{e['id']}: a check 'over' replicates needs tolerance se/se_mean")
     assert not problems, "\n".join(problems)
 

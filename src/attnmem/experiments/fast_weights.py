@@ -322,13 +322,17 @@ def delta_identities(rng, d: int, pairs: int) -> dict:
 
 def overwrite_errors(rng, d: int) -> dict:
     """Squared read-back error of a delta write with write strength 1 under an L2-unit key and
-    under the same key normalised by its sum (L1), on a random prior state; positive keys."""
+    under the same key normalised by its sum (L1), on a random prior state; positive keys. Also
+    the error of a purely additive write v k^T under the unit key (no correction)."""
     k = np.abs(rng.standard_normal(d)) + 0.1
     S, v = rng.standard_normal((d, d)), rng.standard_normal(d)
     out = {}
     for name, key in (("l2", k / np.linalg.norm(k)), ("l1", k / k.sum())):
         S1 = S + np.outer(v - S @ key, key)
         out[name] = float(np.sum((S1 @ key - v) ** 2))
+    unit = k / np.linalg.norm(k)
+    additive = S + np.outer(v, unit)  # purely additive write: the old content under k stays
+    out["additive"] = float(np.sum((additive @ unit - v) ** 2))
     return out
 
 
@@ -362,15 +366,24 @@ def ttt_gaps(rng, tokens: int, d: int) -> dict:
 
 def repeated_delta_distance(rng, d: int, pairs: int, passes) -> np.ndarray:
     """Relative distance of the delta rule (strength 1, unit keys, passes over the same pairs)
-    from the minimum-norm least-squares store, after each number of passes in ``passes``."""
+    from the minimum-norm least-squares store, after each number of passes in ``passes``.
+
+    One write S <- S (I - k k^T) + v k^T is linear in the augmented state [S, V^T]; a whole pass
+    is the product of the pairs' augmented matrices, and n passes its n-th power (repeated
+    squaring), so a million passes cost twenty matrix products and no shortcut through the
+    fixed point is taken."""
     K, V = unit_vectors(rng, pairs, d), rng.standard_normal((pairs, d))
     target = least_squares_memory(K, V)
-    S, out, done = np.zeros((d, d)), [], 0
+    one_pass = np.eye(d + pairs)
+    for t in range(pairs):
+        step = np.eye(d + pairs)
+        step[:d, :d] -= np.outer(K[t], K[t])
+        step[d + t, :d] = K[t]
+        one_pass = one_pass @ step
+    start = np.hstack([np.zeros((d, d)), V.T])
+    out = []
     for n in passes:
-        for _ in range(n - done):
-            for t in range(pairs):
-                S = S + np.outer(V[t] - S @ K[t], K[t])
-        done = n
+        S = (start @ np.linalg.matrix_power(one_pass, int(n)))[:, :d]
         out.append(np.linalg.norm(S - target) / np.linalg.norm(target))
     return np.array(out)
 
@@ -488,6 +501,7 @@ def fast_weight_algebra(
         "gated_delta_gap": delta["gated"],
         "overwrite_error_l2": over["l2"],
         "overwrite_error_l1": over["l1"],
+        "overwrite_error_additive": over["additive"],
         "wy_gap": wy_gap(rng, tokens, state_dim),
         "ttt_batch_gap": ttt["batch"],
         "ttt_delta_gap": ttt["per_token"],
@@ -505,7 +519,8 @@ def fast_weight_algebra(
 
 
 LAMBDAS = (0.5, 1e-6)  # the two penalties of first-principles line 989
-PASSES = (1, 2, 5, 10, 100)  # passes of the repeated delta write (every-layer-a-store line 72)
+# passes of the repeated delta write (every-layer-a-store line 72); the last one is the limit
+PASSES = (1, 2, 5, 10, 100, 1_000_000)
 READERS = ("linear", "softmax")
 
 
@@ -817,6 +832,11 @@ EXPERIMENTS = [
             Output("gated_delta_gap", "gated delta: stored pair and decayed rest", "1"),
             Output("overwrite_error_l2", "read-back error after overwrite, L2-unit key", "1"),
             Output("overwrite_error_l1", "read-back error after overwrite, L1-normalised key", "1"),
+            Output(
+                "overwrite_error_additive",
+                "read-back error after a purely additive write, unit key",
+                "1",
+            ),
             Output("wy_gap", "Householder product minus its compact form", "1"),
             Output("ttt_batch_gap", "batch TTT step minus the linear-attention state", "1"),
             Output("ttt_delta_gap", "per-token TTT steps minus the delta rule", "1"),

@@ -288,6 +288,7 @@ def random_key_memory(
         "noise_ratio": ratio,
         "noise_ratio_formula": formula,
         "noise_sq_formula": formula**2,
+        "noise_sq_gap": res["noise_sq"] / formula**2 - 1.0,
         "noise_ratio_unit_values": np.sqrt(res["noise_sq_unit"]),
         "accuracy": res["accuracy"],
         "accuracy_gaussian": gauss,
@@ -311,6 +312,7 @@ def random_key_memory(
         "orthonormal_error": np.array(orth_err),
         "recall_weights": weights,
         **{k: np.array(v) for k, v in moments.items()},
+        "overlap_sq_gap": np.array(moments["overlap_sq"]) * np.array(ds) - 1.0,
         **small_identities(rng),
     }
 
@@ -345,6 +347,12 @@ EXPERIMENTS = [
             Output("noise_ratio", "measured interference-to-signal ratio", "1", ("d", "load")),
             Output("noise_ratio_formula", "sqrt((m-1)/d)", "1", ("d", "load")),
             Output("noise_sq_formula", "(m-1)/d", "1", ("d", "load")),
+            Output(
+                "noise_sq_gap",
+                "mean squared interference over (m-1)/d, minus 1",
+                "1",
+                ("d", "load"),
+            ),
             Output(
                 "noise_ratio_unit_values",
                 "measured ratio with random unit values (at ls_width)",
@@ -407,6 +415,7 @@ EXPERIMENTS = [
             ),
             Output("overlap_sq", "mean (k . k')^2 of random unit keys, sampled", "1", ("d",)),
             Output("overlap_sq_exact", "E (k . k')^2 from the overlap's density", "1", ("d",)),
+            Output("overlap_sq_gap", "sampled mean (k . k')^2 times d, minus 1", "1", ("d",)),
             Output("dot_var_gauss", "variance of q . k, standard normal entries", "1", ("d",)),
             Output("dot_var_sign", "variance of q . k, random sign entries", "1", ("d",)),
             Output("write_gap", "largest |sum of outer products - V^T K|", "1"),

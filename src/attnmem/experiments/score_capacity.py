@@ -136,12 +136,27 @@ def memory_ladder(m_min: int, m_max: int) -> list[int]:
     return out
 
 
+HEBBIAN_LOADS = (0.5, 1.0, 2.0)  # M/d at which the linear read's prefixes are measured
+
+
+def hebbian_prefix_isr2(keys_s: np.ndarray, values: np.ndarray, d: int) -> np.ndarray:
+    """Mean squared interference of the linear (Hebbian) read when only the first M - 1 other
+    memories are stored, M = load * d for each of HEBBIAN_LOADS (memory-math ch3, line 13: with
+    unit keys and independent zero-mean unit values its expectation is (M - 1)/d)."""
+    running = np.cumsum(keys_s[..., None] * values, axis=1)  # (reads, others, d)
+    others = [int(round(load * d)) - 1 for load in HEBBIAN_LOADS]
+    if max(others) > keys_s.shape[1]:
+        raise ValueError("the full memory is too small for the largest load (m_over_d >= 2)")
+    return np.array([np.mean(np.sum(running[:, n - 1] ** 2, axis=-1)) for n in others])
+
+
 def score_interference(
     d: int, seed: int, samples: int, reads: int, m_over_d: int, m_min: int, m_max: int, rng
 ) -> dict:
     """One replicate: Monte Carlo moments of s, E[sigma(s)^2] per score, and the squared
     interference of a full memory (M = m_over_d * d + 1 pairs, unit values) per score; plus one
-    draw of m_max keys read at a ladder of M for the figure."""
+    draw of m_max keys read at a ladder of M for the figure. The *_gap outputs are each
+    simulation over the exact value it should follow, minus one (zero in expectation)."""
     del seed
     s = sphere_dots(rng, samples, d)
     moments = np.array([np.mean(s ** (2 * p)) for p in POWERS])
@@ -154,6 +169,11 @@ def score_interference(
     for n in SCORES:  # four scores over the same keys and values
         interference = np.einsum("rm,rmd->rd", score(n, keys_s), values)
         isr2.append(np.mean(np.sum(interference**2, axis=-1)))
+    expected = (M - 1) * np.array(
+        [beta_moment(d, 1)] + [0.5 * beta_moment(d, p) for p in (1, 2, 3)]
+    )
+    others = np.array([round(load * d) - 1 for load in HEBBIAN_LOADS], dtype=float)
+    hebbian = hebbian_prefix_isr2(keys_s, values, d)
     draw = sphere_dots(rng, m_max - 1, d)
     ladder = memory_ladder(m_min, m_max)
     draw_isr = np.array(
@@ -163,9 +183,12 @@ def score_interference(
     return {
         "mc_moment": moments,
         "mc_sigma2": sigma2,
+        "mc_moment_gap": moments / np.array([beta_moment(d, p) for p in POWERS]) - 1.0,
         "mc_isr2_full": np.array(isr2),
-        "expected_isr2_full": (M - 1)
-        * np.array([beta_moment(d, 1)] + [0.5 * beta_moment(d, p) for p in (1, 2, 3)]),
+        "expected_isr2_full": expected,
+        "mc_isr2_gap": np.array(isr2) / expected - 1.0,
+        "hebbian_isr2": hebbian,
+        "hebbian_isr2_gap": hebbian / (others / d) - 1.0,
         "draw_dots": draw,
         "draw_isr": draw_isr,
         "sharper_leaks_less": monotone,
@@ -209,6 +232,9 @@ EXPERIMENTS = [
         params=("samples", "reads", "m_over_d", "m_min", "m_max"),
         outputs=(
             Output("mc_moment", "Monte Carlo mean of s^2p", "1", ("p",)),
+            Output(
+                "mc_moment_gap", "Monte Carlo mean of s^2p over the Beta moment, - 1", "1", ("p",)
+            ),
             Output("mc_sigma2", "Monte Carlo mean of sigma(s)^2", "1", ("score",)),
             Output(
                 "mc_isr2_full", "mean squared interference, M = m_over_d d + 1", "1", ("score",)
@@ -216,6 +242,14 @@ EXPERIMENTS = [
             Output(
                 "expected_isr2_full", "(M-1) E[sigma^2] from the exact moments", "1", ("score",)
             ),
+            Output("mc_isr2_gap", "mc_isr2_full / expected_isr2_full - 1", "1", ("score",)),
+            Output(
+                "hebbian_isr2",
+                "linear read, mean squared interference with M = load d pairs stored",
+                "1",
+                ("load",),
+            ),
+            Output("hebbian_isr2_gap", "hebbian_isr2 / ((M-1)/d) - 1", "1", ("load",)),
             Output(
                 "draw_dots", "one draw: overlaps of the other keys with the query", "1", ("memory",)
             ),
@@ -227,10 +261,12 @@ EXPERIMENTS = [
         coords={
             "p": list(POWERS),
             "score": list(SCORES),
+            "load": list(HEBBIAN_LOADS),
             "M": lambda **p: memory_ladder(p["m_min"], p["m_max"]),
         },
         sections=(
             "memory-math ch5: the Monte Carlo of the moments and the four-score figure (22-25)",
+            "memory-math ch3: the Hebbian interference (M-1)/d at M = d/2, d, 2d (line 13)",
         ),
     ),
 ]

@@ -373,6 +373,21 @@ def feature_checks(rng, dim: int, beta: float, max_degree: int) -> dict:
     }
 
 
+SERIES_BETA = 8.0  # every-layer-a-store line 33: beta = sqrt(d) at d = 64
+
+
+def exp_series_gap(beta: float = SERIES_BETA, terms: int = 80) -> float:
+    """e^{beta s} as the sum of all powers (beta s)^p / p! (every-layer-a-store line 33): the
+    largest gap between the series summed to ``terms`` terms and np.exp over s in [-1, 1], in
+    units of e^{beta |s|} (the size of the largest term, so the gap is pure rounding)."""
+    x = beta * np.linspace(-1.0, 1.0, 401)
+    term, total = np.ones_like(x), np.ones_like(x)
+    for p in range(1, terms):
+        term = term * x / p
+        total = total + term
+    return float(np.max(np.abs(total - np.exp(x)) / np.exp(np.abs(x))))
+
+
 def ags_threshold() -> tuple[float, float]:
     """Zero-temperature replica-symmetric storage threshold of the Hebbian Hopfield network
     (Amit, Gutfreund and Sompolinsky 1985): with y = m / sqrt(2 alpha r) the retrieval
@@ -474,6 +489,7 @@ def capacity_checks(
     out.update(kernel_and_energy(rng, n_keys, dim, beta, scale_low, scale_high))
     out.update(softmax_jacobian_checks(rng, n_keys, beta, beta_hard))
     out.update(feature_checks(rng, feature_dim, feature_beta, max_degree))
+    out["exp_series_gap"] = exp_series_gap()
     alpha_c, m_c = ags_threshold()
     out["alpha_c"] = alpha_c
     out["overlap_at_alpha_c"] = m_c
@@ -626,6 +642,7 @@ EXPERIMENTS = [
             Output("hard_gap", "largest gap, read at beta_hard vs value of the best key", "1"),
             Output("tensor_gap", "largest gap, (q.k)^p vs tensor-power inner product", "1"),
             Output("truncation_error", "|e^{beta q.k} - <Phi_P(q), Phi_P(k)>|", "1", ("degree",)),
+            Output("exp_series_gap", "power series of e^{8 s} minus e^{8 s}, on [-1, 1]", "1"),
             Output(
                 "feature_size",
                 "coordinates of the feature map truncated at degree P",

@@ -2,9 +2,9 @@
 
 Four small computations (every-layer-a-store lines 43-140):
 
-- what one layer keeps and what the next token reads from a long prompt, for the six ways of
-  keeping the past that the notes list (full cache, window, block selection, pooled selection,
-  heavy pooling, recurrent state);
+- the entries one layer holds and the positions the next token attends to in a long prompt,
+  for the six ways of keeping the past that the notes list (full cache, window, block
+  selection, pooled selection, heavy pooling, recurrent state);
 - two stores over depth: a doubly stochastic mix of two scalar residual streams followed by a
   block, and attention over earlier layers' outputs (the notes' hand-set inputs);
 - combining a long run of affine state updates in a balanced tree, against the running product;

@@ -283,11 +283,13 @@ def parameter_counts(d_model: int) -> dict:
 
 
 def gating_facts() -> dict:
-    """ReLU(s)^2 = ReLU(s) s on a fine grid, and what squaring does to a similarity of 0.1."""
+    """ReLU(s)^2 = ReLU(s) s on a fine grid, and what squaring does to a similarity of 0.1 and
+    to the stored key's own similarity of 1."""
     s = np.linspace(-1.0, 1.0, 2001)
     return {
         "gate_identity_gap": float(np.max(np.abs(relu(s) ** 2 - relu(s) * s))),
         "relu2_of_tenth": float(relu(0.1) ** 2),
+        "relu2_of_one": float(relu(1.0) ** 2),
     }
 
 
@@ -631,6 +633,7 @@ EXPERIMENTS = [
             ),
             Output("gate_identity_gap", "largest |ReLU(s)^2 - ReLU(s) s| on [-1, 1]", "1"),
             Output("relu2_of_tenth", "ReLU(0.1)^2", "1"),
+            Output("relu2_of_one", "ReLU(1)^2, the stored key's own overlap squared", "1"),
             Output(
                 "edit_ratio_check", "naive over preconditioned edit cost, the note's Check", "1"
             ),
