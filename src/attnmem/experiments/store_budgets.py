@@ -24,38 +24,23 @@ from .softmax import softmax
 SCHEMES = ("full", "window", "block_select", "pooled_select", "heavy_pool", "recurrent")
 
 
-def _kept_and_read(
-    n_context: int,
-    window: int,
-    blocks: int,
-    block_size: int,
-    pool: int,
-    top_k: int,
-    recent: int,
-    heavy_pool: int,
-) -> dict:
-    """Entries kept by one layer and positions read by the next token, per scheme.
+def _kept_and_read(n_context: int, s: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Entries kept by one layer and positions read by the next token, per scheme, with the
+    layer sizes ``s`` (window, blocks, block_size, pool, top_k, recent, heavy_pool).
 
     The recurrent layer keeps one fixed-size matrix per head, counted here as one entry whose
     size does not depend on ``n_context``."""
-    kept = np.array(
-        [
-            n_context,
-            min(window, n_context),
-            n_context,
-            math.ceil(n_context / pool),
-            math.ceil(n_context / heavy_pool),
-            1,
-        ],
-        dtype=float,
-    )
+    pooled = math.ceil(n_context / s["pool"])
+    heavy = math.ceil(n_context / s["heavy_pool"])
+    window = min(s["window"], n_context)
+    kept = np.array([n_context, window, n_context, pooled, heavy, 1], dtype=float)
     read = np.array(
         [
             n_context,
-            min(window, n_context),
-            min(blocks * block_size, n_context),
-            min(top_k, math.ceil(n_context / pool)) + min(recent, n_context),
-            math.ceil(n_context / heavy_pool),
+            window,
+            min(s["blocks"] * s["block_size"], n_context),
+            min(s["top_k"], pooled) + min(s["recent"], n_context),
+            heavy,
             1,
         ],
         dtype=float,
@@ -63,29 +48,19 @@ def _kept_and_read(
     return kept, read
 
 
-def context_reads(
-    n_context: int,
-    window: int,
-    blocks: int,
-    block_size: int,
-    pool: int,
-    top_k: int,
-    recent: int,
-    heavy_pool: int,
-) -> dict:
+def context_reads(n_context: int, **sizes) -> dict:
     """Entries kept and positions read per scheme at ``n_context`` tokens, and how both grow when
-    the prompt doubles (1: they do not grow)."""
-    sizes = (window, blocks, block_size, pool, top_k, recent, heavy_pool)
-    kept, read = _kept_and_read(n_context, *sizes)
-    kept2, read2 = _kept_and_read(2 * n_context, *sizes)
+    the prompt doubles (1: they do not grow). ``sizes`` are the block's layer sizes."""
+    kept, read = _kept_and_read(n_context, sizes)
+    kept2, read2 = _kept_and_read(2 * n_context, sizes)
     return {
         "kept": kept,
         "read": read,
         "kept_growth": kept2 / kept,
         "read_growth": read2 / read,
         "fixed_size": (kept2 == kept).astype(float),
-        "pooled_select_uncompressed": float(min(recent, n_context)),
-        "pooled_select_indexed": float(min(top_k, math.ceil(n_context / pool))),
+        "pooled_select_uncompressed": float(min(sizes["recent"], n_context)),
+        "pooled_select_indexed": float(min(sizes["top_k"], math.ceil(n_context / sizes["pool"]))),
     }
 
 
