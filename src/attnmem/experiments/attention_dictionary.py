@@ -71,7 +71,11 @@ def soft_dictionary_circle(beta: float, angle: float) -> dict:
     # Hard lookup: the value of the best-matching key; its output jumps across a boundary.
     gap_deg = np.abs((CIRCLE_KEY_DEG - angle + 180.0) % 360.0 - 180.0)
     nearest = int(np.argmin(gap_deg))
-    log_ratio = np.log(a)[:, None] - np.log(a)[None, :]
+    # The ratio of two weights depends only on the score gap. Read it where both weights are
+    # representable: at very large beta the far keys underflow to exactly 0.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_ratio = np.log(a)[:, None] - np.log(a)[None, :]
+    both = (a[:, None] > 0) & (a[None, :] > 0)
     jac = softmax_jacobian(a)
     off = jac[~np.eye(m, dtype=bool)]
     g_out, g_w = gaussian_smoother(q, keys, v, beta)
@@ -103,7 +107,7 @@ def soft_dictionary_circle(beta: float, angle: float) -> dict:
         "hard_output": float(v[nearest]),
         "hard_gap": float(abs(o - v[nearest])),
         "in_hull": float(v.min() - 1e-12 <= o <= v.max() + 1e-12),
-        "ratio_gap": float(np.abs(log_ratio - beta * (s[:, None] - s[None, :])).max()),
+        "ratio_gap": float(np.abs(log_ratio - beta * (s[:, None] - s[None, :]))[both].max()),
         "memory_form_gap": float(abs(memory_form(q, keys, v, beta) - o)),
         "shift_gap": float(np.abs(softmax(beta * s + 7.3) - a).max()),
         "order_kept": float(np.all(np.argsort(-s, kind="stable") == np.argsort(-a, kind="stable")))
