@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..spec import Experiment, Output
-from .softmax import entropy_nats, softmax
+from .softmax import entropy_nats, softmax, softmax_jacobian
 
 # ----------------------------------------------------------------------------- the circle
 
@@ -54,11 +54,6 @@ def gaussian_smoother(q, keys, values, beta):
     d2 = ((keys - q) ** 2).sum(axis=1)
     w = np.exp(-beta * (d2 - d2.min()) / 2.0)
     return (w @ values) / w.sum(), w / w.sum()
-
-
-def softmax_jacobian(a: np.ndarray) -> np.ndarray:
-    """d a_i / d l_j = a_i (delta_ij - a_j)."""
-    return np.diag(a) - np.outer(a, a)
 
 
 def soft_dictionary_circle(beta: float, angle: float) -> dict:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..spec import Experiment, Output
-from .softmax import softmax
+from .softmax import softmax, softmax_jacobian
 
 HEADS = (1, 2, 4, 8)
 SHAPE_OBJECTS = ("X", "W_Q", "W_K", "W_V", "A", "O", "W_1", "W_2")
@@ -151,11 +151,6 @@ def expansion_order(rng: np.random.Generator, d: int) -> float:
         return abs(exact - approx)
 
     return float(np.log2(remainder(1e-2) / remainder(5e-3)))
-
-
-def softmax_jacobian(a: np.ndarray) -> np.ndarray:
-    """d a_i / d s_j = a_i (delta_ij - a_j) at beta = 1."""
-    return np.diag(a) - np.outer(a, a)
 
 
 def jacobian_checks(rng: np.random.Generator, m: int = 16) -> dict:

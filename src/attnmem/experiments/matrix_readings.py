@@ -23,6 +23,7 @@ import itertools
 import numpy as np
 
 from ..spec import Experiment, Output
+from .softmax import softmax
 
 RTOL = 1e-9  # relative singular-value cut for a numerical rank
 
@@ -40,11 +41,6 @@ def rel_gap(a, b) -> float:
     """Largest entry of |a - b| relative to the largest entry of |b| (0 when equal)."""
     a, b = np.asarray(a, float), np.asarray(b, float)
     return float(np.max(np.abs(a - b)) / max(1.0, float(np.max(np.abs(b)))))
-
-
-def softmax(z: np.ndarray) -> np.ndarray:
-    e = np.exp(z - np.max(z))
-    return e / e.sum()
 
 
 def low_rank(rng, m: int, n: int, r: int) -> np.ndarray:

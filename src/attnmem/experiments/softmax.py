@@ -27,3 +27,9 @@ def entropy_nats(shares: np.ndarray, axis: int = -1) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(p > 0, -p * np.log(p), 0.0)
     return terms.sum(axis=axis)
+
+
+def softmax_jacobian(shares: np.ndarray) -> np.ndarray:
+    """d share_i / d score_j = share_i (delta_ij - share_j), for one row of shares (multiply by
+    beta when the scores are scaled by beta)."""
+    return np.diag(shares) - np.outer(shares, shares)

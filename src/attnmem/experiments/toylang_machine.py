@@ -24,6 +24,7 @@ from scipy.optimize import brentq
 from ..spec import Experiment, Output
 from . import ngram
 from . import toylang as tl
+from .softmax import softmax
 
 N_MAX = 64  # positions the one-hot code can address (line 1111)
 KAPPA = 10.0  # readout scale of the unembedding (line 1138)
@@ -330,11 +331,6 @@ def run_machine(machine: str, sentences, n_names: int, beta: float, sites=None) 
     if machine == "linear":
         return run_program(sentences, n_names, beta, mode="linear", sites=sites)
     return run_one_layer(sentences, n_names, beta, machine.removeprefix("one_layer_"), sites)
-
-
-def softmax(z: np.ndarray) -> np.ndarray:
-    p = np.exp(z - z.max(axis=-1, keepdims=True))
-    return p / p.sum(axis=-1, keepdims=True)
 
 
 def copy_sites(sentences: np.ndarray, n_names: int) -> dict:

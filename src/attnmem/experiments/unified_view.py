@@ -17,18 +17,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ..spec import Experiment, Output
+from .softmax import softmax
 from .store_writes import edit_directions
+from .toylang_machine import smallest_certified_beta
 
 # ----------------------------------------------------------------------------- helpers
-
-
-def softmax(z: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Numerically stable softmax along ``axis``."""
-    e = np.exp(z - z.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
 
 
 def unit(x: np.ndarray) -> np.ndarray:
@@ -48,20 +43,6 @@ READOUT_KAPPA = 10.0  # first-principles line 1138
 VOCAB = 63  # |V| at N = 48: 48 names + 8 template words + 6 fillers + the full stop (line 1171)
 EX3_X = np.array([1.0, 2.0, 1.0])  # first-principles line 1310
 EX3_Y = np.array([1.0, 2.0, 3.0])
-
-
-def sharpness_bound(n: float, beta: float) -> tuple[float, float]:
-    """first-principles line 1172: eps = n e^-beta and Delta = 2 eps + 3 n e^{-beta(1-2 eps)}."""
-    eps = n * math.exp(-beta)
-    return eps, 2 * eps + 3 * n * math.exp(-beta * (1 - 2 * eps))
-
-
-def certified_beta(n: float) -> float:
-    """Smallest beta with eps <= 1/4 and Delta < 1 (Delta decreases in beta once eps <= 1/4)."""
-    lo = math.log(4 * n)
-    if sharpness_bound(n, lo)[1] < 1:
-        return lo
-    return brentq(lambda b: sharpness_bound(n, b)[1] - 1.0, lo, 80.0, xtol=1e-12)
 
 
 def exercise_three(eta: float, layers: int) -> dict:
@@ -454,7 +435,7 @@ def unified_view(
     out = {}
     out["pair_situations_nats_n8"] = math.log(8 * 7)
     out["r3_predictions"] = float(n_names * (n_names - 1) * 3 * 2)  # 3 gaps, 2 copies each
-    out["certified_beta"] = np.array([certified_beta(n) for n in SHARPNESS_N])
+    out["certified_beta"] = np.array([smallest_certified_beta(n) for n in SHARPNESS_N])
     out.update(exercise_three(ex3_eta, ex3_layers))
     out.update(induction_split(READOUT_KAPPA, VOCAB))
     out["ex4_circuit_probs"] = induction_read(EX4_BARE, ex4_beta, READOUT_KAPPA, VOCAB)
