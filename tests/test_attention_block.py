@@ -30,7 +30,7 @@ def test_factorisation_dimension():
 
 
 def test_rotation_and_heads_sum():
-    pe = ha.sinusoid_code(np.arange(10), 8)
+    pe = ha.sinusoidal(10, 8)
     assert np.allclose(ha.shift_rotation(4, 8) @ pe[3], pe[7], atol=1e-14)
     assert not np.allclose(ha.shift_rotation(3, 8) @ pe[3], pe[7], atol=1e-3)
     out = ha.heads_as_sum(np.random.default_rng(0), 5, 8, 2)

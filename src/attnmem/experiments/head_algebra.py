@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..spec import Experiment, Output
+from .set_functions import sinusoidal
 from .softmax import softmax, softmax_jacobian
 
 HEADS = (1, 2, 4, 8)
@@ -347,7 +348,7 @@ def order_and_reach(rng: np.random.Generator, n: int, d: int, d_k: int) -> dict:
     without a position code and something with one; every earlier token moves the last row."""
     w = head_weights(rng, d, d_k, d_k)
     X = rng.standard_normal((n, d))
-    pe = sinusoid_code(np.arange(n), d)
+    pe = sinusoidal(n, d)
     swap = np.arange(n)
     swap[[0, n - 3]] = swap[[n - 3, 0]]
 
@@ -376,14 +377,6 @@ def frequencies(d: int, base: float = 10000.0) -> np.ndarray:
     return base ** (-2.0 * np.arange(d // 2) / d)
 
 
-def sinusoid_code(t: np.ndarray, d: int) -> np.ndarray:
-    """pe[t, 2j] = sin(t omega_j), pe[t, 2j+1] = cos(t omega_j), omega_j = 10000^(-2j/d)."""
-    ang = np.asarray(t, dtype=float)[:, None] * frequencies(d)[None, :]
-    pe = np.empty((len(ang), d))
-    pe[:, 0::2], pe[:, 1::2] = np.sin(ang), np.cos(ang)
-    return pe
-
-
 def shift_rotation(b: float, d: int) -> np.ndarray:
     """The block-diagonal R_b with blocks [[cos wb, sin wb], [-sin wb, cos wb]]."""
     R = np.zeros((d, d))
@@ -393,41 +386,16 @@ def shift_rotation(b: float, d: int) -> np.ndarray:
     return R
 
 
-def rotation_checks(rng: np.random.Generator, d: int, t_max: int, pos_t: int, pos_b: int):
-    """The note's check (R_b pe_t against pe_{t+b}), the same for every t and b up to t_max, and
-    bilinear scores pe_t^T B pe_{t+b} read along t: flat for B built of scaled rotations (equal
-    to the sum of alpha_i cos(omega_i b) - eta_i sin(omega_i b)), not flat for a general B."""
-    t = np.arange(t_max + 1)
-    pe = sinusoid_code(np.arange(2 * t_max + 1), d)
-    worst, ortho = 0.0, 0.0
-    for b in range(t_max + 1):
-        R = shift_rotation(b, d)
-        worst = max(worst, float(np.max(np.abs(pe[t] @ R.T - pe[t + b]))))
-        ortho = max(ortho, float(np.max(np.abs(R.T @ R - np.eye(d)))))
-    R = shift_rotation(pos_b, d)
-    check = float(np.max(np.abs(R @ pe[pos_t] - pe[pos_t + pos_b])))
-    # bilinear scores
-    alpha, eta = rng.standard_normal(d // 2), rng.standard_normal(d // 2)
-    B = np.zeros((d, d))
-    for i in range(d // 2):
-        B[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = [[alpha[i], eta[i]], [-eta[i], alpha[i]]]
-    G = rng.standard_normal((d, d))
-    spread_c, spread_g, formula_gap = 0.0, 0.0, 0.0
-    omega = frequencies(d)
-    for b in range(1, t_max + 1):
-        sc = np.einsum("ti,ij,tj->t", pe[t], B, pe[t + b])
-        sg = np.einsum("ti,ij,tj->t", pe[t], G, pe[t + b])
-        spread_c = max(spread_c, float(np.ptp(sc)))
-        spread_g = max(spread_g, float(np.ptp(sg)))
-        formula = np.sum(alpha * np.cos(omega * b) - eta * np.sin(omega * b))
-        formula_gap = max(formula_gap, float(np.max(np.abs(sc - formula))))
+def rotation_checks(d: int, t_max: int) -> dict:
+    """The two facts of the sinusoidal code's rotation not checked in set_functions: every shift
+    R_b (b up to t_max) is orthogonal, and every (sine, cosine) pair has length one."""
+    pe = sinusoidal(2 * t_max + 1, d)
+    ortho = max(
+        float(np.max(np.abs(shift_rotation(b, d).T @ shift_rotation(b, d) - np.eye(d))))
+        for b in range(t_max + 1)
+    )
     return {
-        "rotation_check_gap": check,
-        "rotation_all_gap": worst,
         "rotation_orthogonal_gap": ortho,
-        "commuting_score_spread": spread_c,
-        "commuting_formula_gap": formula_gap,
-        "general_score_spread": spread_g,
         "pair_norm_gap": float(np.max(np.abs(pe[:, 0::2] ** 2 + pe[:, 1::2] ** 2 - 1))),
     }
 
@@ -435,9 +403,7 @@ def rotation_checks(rng: np.random.Generator, d: int, t_max: int, pos_t: int, po
 # ----------------------------------------------------------------------------- experiment
 
 
-def head_algebra(
-    d: int, n: int, n_h: int, d_ff_mult: int, t_max: int, pos_t: int, pos_b: int, rng
-) -> dict:
+def head_algebra(d: int, n: int, n_h: int, d_ff_mult: int, t_max: int, rng) -> dict:
     """Every check of this module at width ``d`` (keys d / n_h, n tokens)."""
     d_k = d // n_h
     w = head_weights(rng, d, d_k, d_k)
@@ -457,7 +423,7 @@ def head_algebra(
     out["shape_ok"] = shape_checks(rng, n, d, d_k, d_k, d_ff_mult * d)
     out.update(causal_checks(rng, n, d, d_k, d_ff_mult * d))
     out.update(order_and_reach(rng, max(n, 6), d, d_k))
-    out.update(rotation_checks(rng, d, t_max, pos_t, pos_b))
+    out.update(rotation_checks(d, t_max))
     return out
 
 
@@ -470,7 +436,7 @@ EXPERIMENTS = [
         name="head_algebra",
         func=head_algebra,
         grid=("d",),
-        params=("n", "n_h", "d_ff_mult", "t_max", "pos_t", "pos_b"),
+        params=("n", "n_h", "d_ff_mult", "t_max"),
         outputs=(
             _o("gauge_score_gap", "largest score change under W_Q G, W_K G^-T"),
             _o("gauge_output_gap", "largest head-output change under the same G"),
@@ -513,12 +479,7 @@ EXPERIMENTS = [
             _o("reorder_change_nopos", "last-row change after exchanging two earlier tokens"),
             _o("reorder_change_pos", "the same with a sinusoidal position code added"),
             _o("reach_min_sensitivity", "least sensitivity of the last row to an earlier token"),
-            _o("rotation_check_gap", "|R_b pe_t - pe_(t+b)| at the note's t and b"),
-            _o("rotation_all_gap", "the same, largest over t and b up to t_max"),
             _o("rotation_orthogonal_gap", "largest |R_b^T R_b - I|"),
-            _o("commuting_score_spread", "spread over t of pe_t B pe_(t+b), B of scaled rotations"),
-            _o("commuting_formula_gap", "that score against sum alpha cos - eta sin"),
-            _o("general_score_spread", "spread over t of the score for a general B"),
             _o("pair_norm_gap", "largest |sin^2 + cos^2 - 1| over the code's pairs"),
         ),
         coords={
