@@ -110,8 +110,8 @@ def test_identity_tolerance_has_no_printed_rounding():
 
     stated = [parse_printed("0.5")]  # printed rounding: half a unit of 0.1
     reading = Reading([0.52], [0.01], 400)  # standard error of our mean: 0.0005
-    (w_mean,), _ = _tolerances({"tolerance": {"se_mean": 4}}, stated, reading)
-    (w_identity,), text = _tolerances({"tolerance": {"se_identity": 4}}, stated, reading)
+    (w_mean,), _ = _tolerances({"se_mean": 4}, stated, reading)
+    (w_identity,), text = _tolerances({"se_identity": 4}, stated, reading)
     band = student_k(4, 400) * 0.0005  # 4 standard errors, Student-t at 399 degrees of freedom
     assert w_mean == pytest.approx(0.05 + band) and w_identity == pytest.approx(band)
     assert "printed" not in text
@@ -136,3 +136,61 @@ def test_registry_loads_a_single_file(tmp_path):
     f = tmp_path / "x.yaml"
     f.write_text("- {id: a/b/c}\n")
     assert [e["id"] for e in load_registry(f)] == ["a/b/c"]
+
+
+def test_a_pass_under_an_unstated_reading_is_conditional():
+    c = cube()
+    check = {"cube": "c", "var": "x", "sel": {"k": "a"}}
+    plain = entry("1.00", check, evidence="recomputed")
+    assert judge(plain, c).verdict == "reproduced"
+    chosen = entry("1.00", check, evidence="recomputed", conditional_on="we picked key a")
+    assert judge(chosen, c).verdict == "conditional"
+    assert "[not stated in the note] we picked key a" in judge(chosen, c).as_dict()["reading"]
+    assert judge(entry("1.00", check, evidence="fitted"), c).verdict == "conditional"
+    assert judge(entry("9.00", check, evidence="fitted"), c).verdict == "discrepant"
+
+
+def test_a_literal_reading_that_fails_makes_the_pass_conditional_and_shows_its_value():
+    c = cube()
+    check = {"cube": "c", "var": "x", "sel": {"k": "a"}}
+    literal = {"check": {"cube": "c", "var": "x", "sel": {"k": "b"}}}
+    row = judge(entry("1.00", check, evidence="recomputed", literal=literal), c)
+    assert row.verdict == "conditional"
+    assert "gives 2 against 1.00" in row.as_dict()["why"]
+    same = {"check": check}
+    assert judge(entry("1.00", check, literal=same), c).verdict == "reproduced"
+
+
+def test_approximate_words_get_one_relative_rule():
+    from attnmem.claims import APPROX_REL
+
+    c = cube()
+    check = {"cube": "c", "var": "x", "sel": {"k": "c"}}  # 3.5
+    assert judge(entry("3.2", check, tolerance="approx"), c).verdict == "reproduced"
+    assert judge(entry("3", check, tolerance="approx"), c).verdict == "discrepant"
+    assert APPROX_REL == 0.10
+    mc = {"cube": "c", "var": "mc", "sel": {"d": 4}, "over": "seed"}
+    assert judge(entry("0.46", mc, tolerance="approx"), c).verdict == "reproduced"
+    assert judge(entry("0.44", mc, tolerance="approx"), c).verdict == "discrepant"
+
+
+def test_a_single_draw_is_judged_by_its_quantile():
+    c = cube()
+    mc = {"cube": "c", "var": "mc", "sel": {"d": 4}, "over": "seed"}
+    inside = judge(entry("0.505", mc, tolerance={"quantile": 0.05}), c)
+    assert inside.verdict == "reproduced" and "quantile" in inside.difference
+    assert judge(entry("0.53", mc, tolerance={"quantile": 0.05}), c).verdict == "discrepant"
+    few = {**mc, "sel": {"d": 4, "seed": list(range(10))}}
+    assert judge(entry("0.5", few, tolerance={"quantile": 0.05}), c).verdict == "error"
+
+
+def test_a_transform_perturbs_what_is_read():
+    from attnmem.mutation import mutate_for
+
+    c = cube()
+    check = {"cube": "c", "var": "x", "sel": {"k": "a"}}
+    e = entry("1.00", check)
+    assert judge(e, c).verdict == "reproduced"
+    assert judge(e, c, mutate_for(e)).verdict == "discrepant"
+    bound = entry("0.5", check, stated={"value": "0.5", "relation": ">"})
+    assert judge(bound, c, mutate_for(bound)).verdict == "discrepant"

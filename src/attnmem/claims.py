@@ -1,8 +1,12 @@
 """The claims registry: loading, judging each entry against the cubes, and the claims table.
 
-A verdict is computed, never typed: ``reproduced`` when the value read from a cube agrees with
-the stated one within the entry's tolerance, ``discrepant`` when it does not, ``not-checked``
-when the entry has nothing to compute.
+A verdict is computed, never typed. It answers one question: does the statement, as written,
+hold? ``reproduced`` when the value read from a cube agrees with the stated one within the
+entry's tolerance and the pass rests on nothing the note does not state; ``conditional`` when it
+agrees only under a reading the note does not state (the entry's ``conditional_on``, a
+``literal`` check that fails, or inputs fitted to the printed values); ``discrepant`` when it
+does not agree; ``not-checked`` when the entry has nothing to compute. Every checked row also
+carries its class of ``evidence`` and the ``reading`` it rests on.
 """
 
 from __future__ import annotations
@@ -31,11 +35,28 @@ COLUMNS = (
     "difference",
     "tolerance",
     "verdict",
+    "evidence",
+    "reading",
     "why",
     "cube",
     "figure",
 )
-VERDICTS = ("reproduced", "discrepant", "not-checked")
+VERDICTS = ("reproduced", "conditional", "discrepant", "not-checked")
+EVIDENCE = {
+    "recomputed": "a number or fact the note prints, recomputed from the note's inputs by a "
+    "computation that does not use the printed value",
+    "formula": "the note's own formula evaluated at its inputs: arithmetic, not a test of the "
+    "derivation",
+    "property": "a general statement (identity, bound, ordering) tested by two different "
+    "computations on data where agreement is not forced",
+    "fitted": "inputs fitted or chosen to make the printed values come out: a consistency "
+    "check, conditional at best",
+    "trained": "a result about trained models, tested by training small models here",
+}
+# One rule for the note's words of approximation ("about", "roughly", "close to", "a sixth",
+# "twice"): the computed value is within this fraction of the stated one (plus, for a Monte
+# Carlo mean, its statistical band). Declared once, applied everywhere.
+APPROX_REL = 0.10
 TAGS = ("derived", "cited", "recalled")
 DOCS = ("first-principles", "memory-math", "every-word", "soft-dictionary", "every-layer-a-store")
 
@@ -71,6 +92,11 @@ def checks_of(entry: Mapping) -> list[dict]:
     return list(check) if isinstance(check, list) else [check]
 
 
+def all_checks(entry: Mapping) -> list[dict]:
+    """The entry's checks and those of its literal reading, if it has one."""
+    return checks_of(entry) + checks_of(entry.get("literal") or {})
+
+
 def cubes_named_in(files: Iterable[str | Path]) -> list[str]:
     """Names of the cubes the registry files read, found by a plain text scan (parsing the
     whole registry as YAML costs most of a second at every Snakemake start)."""
@@ -85,7 +111,7 @@ _CUBE = re.compile(r"\bcube:\s*([A-Za-z_]\w*)")
 
 def cubes_of(entries: Iterable[Mapping]) -> list[str]:
     """Names of the cubes the entries read."""
-    return sorted({c["cube"] for e in entries for c in checks_of(e)})
+    return sorted({c["cube"] for e in entries for c in all_checks(e)})
 
 
 def figures_of(entry: Mapping) -> list[str]:
@@ -146,6 +172,8 @@ class Reading:
     values: list  # floats or labels
     spread: list | None = None  # per value: standard deviation of one replicate
     n_replicates: int | None = None
+    samples: list | None = None  # per value: the replicates themselves (for quantiles)
+    long_name: str = ""  # the variable's long_name, shown on hover in the HTML table
 
 
 def _select(da, sel: Mapping):
@@ -165,22 +193,24 @@ def read_check(check: Mapping, cubes: Mapping) -> Reading:
 
     ds = cubes[check["cube"]]
     if "size" in check:
-        return Reading([float(ds.sizes[check["size"]])])
+        return Reading([float(ds.sizes[check["size"]])], long_name=f"length of {check['size']}")
     if check["var"] not in ds:
         raise KeyError(f"cube {check['cube']!r} has no variable {check['var']!r}")
     da = _select(ds[check["var"]], check.get("sel", {}))
+    long_name = f"{check['cube']}.{check['var']}: {da.attrs.get('long_name', '')}"
     over = check.get("over")
     if "argmax" in check:
         dim = check["argmax"]
         labels = da[dim].values[da.argmax(dim=dim).values]
         labels = np.atleast_1d(labels)
-        return Reading([_label(x) for x in labels.ravel()])
+        return Reading([_label(x) for x in labels.ravel()], long_name=long_name)
     if over:
         n = da.sizes[over]
         mean = da.mean(over).values.ravel()
         sd = da.std(over, ddof=1).values.ravel()
-        return Reading([float(x) for x in mean], [float(s) for s in sd], n)
-    return Reading([float(x) for x in np.atleast_1d(da.values).ravel()])
+        reps = da.transpose(..., over).values.reshape(-1, n)
+        return Reading([float(x) for x in mean], [float(s) for s in sd], n, list(reps), long_name)
+    return Reading([float(x) for x in np.atleast_1d(da.values).ravel()], long_name=long_name)
 
 
 def _label(x) -> str:
@@ -193,7 +223,34 @@ def _label(x) -> str:
     return str(x)
 
 
+def read_all(checks: list[Mapping], cubes: Mapping, transform=None) -> Reading:
+    """Several checks read as one list of values (with replicates when all have them);
+    ``transform`` (a function of a Reading) perturbs what is read, for the mutation test."""
+    readings = [read_check(c, cubes) for c in checks]
+    if transform is not None:
+        readings = [transform(r) for r in readings]
+    values = [v for r in readings for v in r.values]
+    spread = samples = None
+    if all(r.spread is not None for r in readings):
+        spread = [s for r in readings for s in r.spread]
+        samples = [s for r in readings for s in r.samples]
+    names = "; ".join(dict.fromkeys(r.long_name for r in readings))
+    return Reading(values, spread, readings[0].n_replicates, samples, names)
+
+
 # ----------------------------------------------------------------------------- judging
+
+
+@dataclass
+class Outcome:
+    """One check judged: the printed cells and whether every value agrees."""
+
+    stated: str
+    computed: str
+    difference: str
+    tolerance: str
+    ok: bool
+    long_name: str = ""
 
 
 @dataclass
@@ -207,6 +264,8 @@ class Row:
     tolerance: str
     verdict: str
     error: str | None = None
+    literal: Outcome | None = None  # the statement as written, when the entry reads it apart
+    long_name: str = ""
 
     def as_dict(self) -> dict:
         e = self.entry
@@ -215,7 +274,7 @@ class Row:
             "id": e["id"],
             "doc": w["doc"],
             "section": w["section"],
-            "line": w["line"],
+            "line": f"{w['line']}:{w['char']}" if "char" in w else w["line"],
             "tag": e["tag"],
             "claim": e["claim"],
             "stated": self.stated,
@@ -223,10 +282,33 @@ class Row:
             "difference": self.difference,
             "tolerance": self.tolerance,
             "verdict": self.verdict,
-            "why": e.get("why", "") if self.error is None else f"ERROR: {self.error}",
-            "cube": ";".join(sorted({c["cube"] for c in checks_of(e)})),
+            "evidence": e.get("evidence", "") if checks_of(e) else "",
+            "reading": "; ".join(reading_of(e)),
+            "why": self.why(),
+            "cube": ";".join(sorted({c["cube"] for c in all_checks(e)})),
             "figure": ";".join(figures_of(e)),
         }
+
+    def why(self) -> str:
+        if self.error is not None:
+            return f"ERROR: {self.error}"
+        text = self.entry.get("why", "")
+        if self.literal is not None:
+            lit = self.literal
+            note = (
+                f"As written (literal reading) the check gives {lit.computed} against "
+                f"{lit.stated} ({'agrees' if lit.ok else 'differs by ' + lit.difference})."
+            )
+            text = f"{text} {note}".strip()
+        return text
+
+
+def reading_of(entry: Mapping) -> list[str]:
+    """Every assumption or choice the verdict rests on; the unstated one is marked."""
+    items = list(entry.get("reading", []))
+    if entry.get("conditional_on"):
+        items.insert(0, f"[not stated in the note] {entry['conditional_on']}")
+    return items
 
 
 def _fmt(x) -> str:
@@ -250,21 +332,34 @@ def student_k(k: float, n_rep: int) -> float:
     return float(stats.t.isf(stats.norm.sf(k), df=n_rep - 1))
 
 
-def _tolerances(entry: Mapping, stated: list[Printed], reading: Reading) -> tuple[list, str]:
+APPROX_K = 4.0  # the statistical band added to the approximation band for a Monte Carlo mean
+
+
+def _tolerances(tol, stated: list[Printed], reading: Reading) -> tuple[list, str]:
     """Allowed |computed - stated| per value, and how to print the rule."""
-    tol = entry.get("tolerance", "printed")
     n = len(stated)
     if tol == "printed":
         return [p.half_unit for p in stated], "printed (half a unit of the last digit)"
     if tol == "exact":
         return [1e-9 * max(1.0, abs(p.number or 0.0)) for p in stated], "exact"
+    if tol == "approx":
+        widths = [APPROX_REL * abs(p.number or 0.0) for p in stated]
+        text = f"approx (within {APPROX_REL:.0%} of the stated value"
+        if reading.spread is not None:
+            n_rep = reading.n_replicates
+            k = student_k(APPROX_K, n_rep)
+            widths = [
+                w + k * sd / math.sqrt(n_rep) for w, sd in zip(widths, reading.spread, strict=True)
+            ]
+            text += f", plus {k:.3g} SE of our mean over {n_rep} replicates"
+        return widths, text + ")"
     if "abs" in tol:
         return [float(tol["abs"])] * n, f"abs {tol['abs']}"
     if "rel" in tol:
         return [float(tol["rel"]) * abs(p.number) for p in stated], f"rel {tol['rel']}"
     if reading.spread is None:
         raise ValueError(
-            "tolerances se, se_mean, se_identity need a check with 'over' (replicates)"
+            "tolerances se, se_mean, se_identity, quantile need a check with 'over' (replicates)"
         )
     n_rep = reading.n_replicates
     if "se_mean" in tol or "se_identity" in tol:
@@ -308,8 +403,119 @@ def _agrees(relation: str, computed, printed: Printed, tol: float) -> bool:
     raise ValueError(f"unknown relation {relation!r}")
 
 
-def judge(entry: Mapping, cubes: Mapping) -> Row:
-    """The verdict of one entry against the loaded cubes."""
+def quantile_of(value: float, samples) -> float:
+    """Where ``value`` falls among ``samples``: the mid-rank empirical distribution function."""
+    import numpy as np
+
+    s = np.asarray(samples, dtype=float)
+    return float((np.sum(s < value) + 0.5 * np.sum(s == value)) / s.size)
+
+
+def _judge_draw(stated: list[Printed], reading: Reading, level: float) -> Outcome:
+    """A single printed draw of a random quantity, judged by its quantile among our replicates:
+    it holds when the quantile lies inside the central 1 - level of our distribution."""
+    if reading.samples is None:
+        raise ValueError("tolerance quantile needs a check with 'over' (replicates)")
+    n_rep = reading.n_replicates
+    if n_rep * level / 2 < 1:
+        raise ValueError(
+            f"a two-sided level {level} needs at least {math.ceil(2 / level)} replicates"
+        )
+    qs = [quantile_of(p.number, s) for p, s in zip(stated, reading.samples, strict=True)]
+    ok = all(level / 2 <= q <= 1 - level / 2 for q in qs)
+    import numpy as np
+
+    medians = [float(np.median(s)) for s in reading.samples]
+    return Outcome(
+        ";".join(p.text for p in stated),
+        ";".join(f"median {_fmt(m)}" for m in medians),
+        ";".join(f"quantile {q:.3f}" for q in qs),
+        f"quantile in [{level / 2:g}, {1 - level / 2:g}] of {n_rep} replicates",
+        ok,
+        reading.long_name,
+    )
+
+
+def judge_check(
+    checks: list[Mapping], stated_block: Mapping, tol, cubes: Mapping, transform=None
+) -> Outcome:
+    """Read the checks and compare them with the stated value(s) under one tolerance."""
+    reading = read_all(checks, cubes, transform)
+    values = reading.values
+    relation = stated_block.get("relation", "=")
+    raw = stated_block["value"]
+    stated = [parse_printed(v) for v in (raw if isinstance(raw, list) else [raw])]
+    if relation == "in":
+        return _judge_interval(stated, values, reading.long_name)
+    if len(stated) != len(values):
+        raise ValueError(f"{len(stated)} stated values but the check reads {len(values)}")
+    if isinstance(tol, dict) and "quantile" in tol:
+        return _judge_draw(stated, reading, float(tol["quantile"]))
+    tols, tol_text = _tolerances(tol, stated, reading)
+    ok = [_agrees(relation, c, p, t) for c, p, t in zip(values, stated, tols, strict=True)]
+    diffs = []
+    for i, (c, p) in enumerate(zip(values, stated, strict=True)):
+        if p.number is None or isinstance(c, str):
+            wanted = p.label if p.label is not None else p.text
+            diffs.append("" if str(c) == wanted else "differs")
+            continue
+        d = float(c) - p.number
+        text = _fmt(d)
+        if reading.spread is not None:
+            of_mean = tol == "approx" or (
+                isinstance(tol, dict) and ("se_mean" in tol or "se_identity" in tol)
+            )
+            combined = reading.spread[i] * math.sqrt(
+                1 / reading.n_replicates if of_mean else 1 + 1 / reading.n_replicates
+            )
+            if combined > 0:
+                text += f" (z={d / combined:+.2f})"
+            else:
+                text += " (no spread)" if d == 0 else " (z=inf, no spread)"
+        diffs.append(text)
+    if relation != "=":
+        tol_text = f"computed {relation} stated"
+    return Outcome(
+        ";".join(p.text for p in stated),
+        ";".join(_fmt(v) for v in values),
+        ";".join(diffs),
+        tol_text,
+        all(ok),
+        reading.long_name,
+    )
+
+
+def _judge_interval(stated: list[Printed], values: list, long_name: str) -> Outcome:
+    if len(stated) != 2 or len(values) != 1:
+        raise ValueError("relation 'in' takes two stated bounds and one computed value")
+    lo, hi = stated[0].number, stated[1].number
+    c = float(values[0])
+    ok = lo <= c <= hi
+    diff = "" if ok else _fmt(c - (lo if c < lo else hi))
+    return Outcome(
+        f"[{stated[0].text}, {stated[1].text}]",
+        _fmt(c),
+        diff,
+        "computed in [lo, hi]",
+        ok,
+        long_name,
+    )
+
+
+def verdict_of(entry: Mapping, ok: bool, literal: Outcome | None) -> str:
+    """The verdict rule: a pass is ``reproduced`` only when it rests on nothing the note does
+    not state; inputs fitted to the printed values make a pass ``conditional`` at best."""
+    if not ok:
+        return "discrepant"
+    if literal is not None:
+        return "reproduced" if literal.ok and entry.get("evidence") != "fitted" else "conditional"
+    if entry.get("conditional_on") or entry.get("evidence") == "fitted":
+        return "conditional"
+    return "reproduced"
+
+
+def judge(entry: Mapping, cubes: Mapping, transform=None) -> Row:
+    """The verdict of one entry against the loaded cubes (``transform``: see read_all)."""
     checks = checks_of(entry)
     stated_text = ""
     if "stated" in entry:
@@ -317,69 +523,27 @@ def judge(entry: Mapping, cubes: Mapping) -> Row:
     if not checks:
         return Row(entry, stated_text, "", "", "", "not-checked")
     try:
-        readings = [read_check(c, cubes) for c in checks]
-        values = [v for r in readings for v in r.values]
-        spread = None
-        if all(r.spread is not None for r in readings):
-            spread = [s for r in readings for s in r.spread]
-        merged = Reading(values, spread, readings[0].n_replicates)
-        relation = entry["stated"].get("relation", "=")
-        stated = stated_values(entry)
-        if relation == "in":
-            return _judge_interval(entry, stated, values)
-        if len(stated) != len(values):
-            raise ValueError(f"{len(stated)} stated values but the check reads {len(values)}")
-        tols, tol_text = _tolerances(entry, stated, merged)
-        ok = [_agrees(relation, c, p, t) for c, p, t in zip(values, stated, tols, strict=True)]
-        diffs = []
-        for i, (c, p) in enumerate(zip(values, stated, strict=True)):
-            if p.number is None or isinstance(c, str):
-                wanted = p.label if p.label is not None else p.text
-                diffs.append("" if str(c) == wanted else "differs")
-                continue
-            d = float(c) - p.number
-            text = _fmt(d)
-            if merged.spread is not None:
-                tol = entry.get("tolerance", {})
-                of_mean = isinstance(tol, dict) and ("se_mean" in tol or "se_identity" in tol)
-                combined = merged.spread[i] * math.sqrt(
-                    1 / merged.n_replicates if of_mean else 1 + 1 / merged.n_replicates
-                )
-                if combined > 0:
-                    text += f" (z={d / combined:+.2f})"
-                else:
-                    text += " (no spread)" if d == 0 else " (z=inf, no spread)"
-            diffs.append(text)
-        if relation != "=":
-            tol_text = f"computed {relation} stated"
-        verdict = "reproduced" if all(ok) else "discrepant"
+        tol = entry.get("tolerance", "printed")
+        out = judge_check(checks, entry["stated"], tol, cubes, transform)
+        literal = None
+        if "literal" in entry:
+            lit = entry["literal"]
+            stated = lit.get("stated", entry["stated"])
+            literal = judge_check(
+                checks_of(lit), stated, lit.get("tolerance", tol), cubes, transform
+            )
         return Row(
             entry,
-            stated_text,
-            ";".join(_fmt(v) for v in values),
-            ";".join(diffs),
-            tol_text,
-            verdict,
+            out.stated,
+            out.computed,
+            out.difference,
+            out.tolerance,
+            verdict_of(entry, out.ok, literal),
+            literal=literal,
+            long_name=out.long_name,
         )
     except Exception as exc:  # a broken check is shown in the table, and fails its test
         return Row(entry, stated_text, "", "", "", "error", error=f"{type(exc).__name__}: {exc}")
-
-
-def _judge_interval(entry: Mapping, stated: list[Printed], values: list) -> Row:
-    if len(stated) != 2 or len(values) != 1:
-        raise ValueError("relation 'in' takes two stated bounds and one computed value")
-    lo, hi = stated[0].number, stated[1].number
-    c = float(values[0])
-    verdict = "reproduced" if lo <= c <= hi else "discrepant"
-    diff = "" if verdict == "reproduced" else _fmt(c - (lo if c < lo else hi))
-    return Row(
-        entry,
-        f"[{stated[0].text}, {stated[1].text}]",
-        _fmt(c),
-        diff,
-        "computed in [lo, hi]",
-        verdict,
-    )
 
 
 def judge_all(entries: Iterable[Mapping], cubes: Mapping) -> list[Row]:
@@ -387,7 +551,11 @@ def judge_all(entries: Iterable[Mapping], cubes: Mapping) -> list[Row]:
 
     def order(e: Mapping):
         w = e["where"]
-        return (DOCS.index(w["doc"]) if w["doc"] in DOCS else len(DOCS), w["line"])
+        return (
+            DOCS.index(w["doc"]) if w["doc"] in DOCS else len(DOCS),
+            w["line"],
+            w.get("char", 0),
+        )
 
     return [judge(e, cubes) for e in sorted(entries, key=order)]
 
@@ -404,27 +572,65 @@ def write_csv(rows: list[Row], path: str | Path) -> None:
 
 
 def counts(rows: list[Row]) -> Counter:
-    """Verdicts counted by (doc, tag, verdict)."""
-    return Counter((r.entry["where"]["doc"], r.entry["tag"], r.verdict) for r in rows)
+    """Rows counted by (doc, verdict, evidence)."""
+    return Counter(
+        (r.entry["where"]["doc"], r.verdict, r.as_dict()["evidence"] or "none") for r in rows
+    )
+
+
+EVIDENCE_COLUMNS = (*EVIDENCE, "none")
 
 
 def _count_lines(rows: list[Row]) -> list[tuple[str, str, dict]]:
+    """One line per (doc, verdict) present, with its rows counted by evidence class."""
     c = counts(rows)
-    keys = sorted({(d, t) for d, t, _ in c}, key=lambda k: (DOCS.index(k[0]), TAGS.index(k[1])))
-    return [(d, t, {v: c[(d, t, v)] for v in (*VERDICTS, "error")}) for d, t in keys]
+    lines = []
+    for doc in DOCS:
+        for verdict in (*VERDICTS, "error"):
+            n = {ev: c[(doc, verdict, ev)] for ev in EVIDENCE_COLUMNS}
+            if sum(n.values()):
+                lines.append((doc, verdict, n))
+    return lines
+
+
+def _totals(rows: list[Row]) -> Counter:
+    return Counter(r.verdict for r in rows)
+
+
+VERDICT_MEANING = {
+    "reproduced": "the statement as written holds, recomputed here",
+    "conditional": "it holds only under a reading the note does not state (see reading and why)",
+    "discrepant": "as written it does not hold; why says what does",
+    "not-checked": "nothing to compute (a citation, a definition, a road map); why says so",
+}
+
+
+def _legend_lines() -> list[tuple[str, str]]:
+    return (
+        [(v, VERDICT_MEANING[v]) for v in VERDICTS]
+        + [(e, m) for e, m in EVIDENCE.items()]
+        + [("none", "not checked, so no evidence")]
+    )
+
+
+def _summary(rows: list[Row]) -> str:
+    t = _totals(rows)
+    parts = ", ".join(f"{t[v]} {v}" for v in (*VERDICTS, "error") if t[v])
+    return f"{len(rows)} results of the notes, each judged against the cubes: {parts}."
 
 
 def render_markdown(rows: list[Row]) -> str:
     out = io.StringIO()
     out.write("# Claims table\n\n")
-    out.write(f"{len(rows)} results of the notes, each judged against the cubes.\n\n")
-    out.write("| doc | tag | reproduced | discrepant | not-checked | error |\n")
-    out.write("| --- | --- | ---: | ---: | ---: | ---: |\n")
-    for d, t, n in _count_lines(rows):
-        out.write(
-            f"| {d} | {t} | {n['reproduced']} | {n['discrepant']} | {n['not-checked']} |"
-            f" {n['error']} |\n"
-        )
+    out.write(_summary(rows) + "\n\n")
+    for word, meaning in _legend_lines():
+        out.write(f"- **{word}**: {meaning}.\n")
+    out.write("\nRows by document, verdict and evidence:\n\n")
+    out.write("| doc | verdict | " + " | ".join(EVIDENCE_COLUMNS) + " | all |\n")
+    out.write("| --- | --- |" + " ---: |" * (len(EVIDENCE_COLUMNS) + 1) + "\n")
+    for d, v, n in _count_lines(rows):
+        cells = " | ".join(str(n[e]) for e in EVIDENCE_COLUMNS)
+        out.write(f"| {d} | {v} | {cells} | {sum(n.values())} |\n")
     out.write("\n| " + " | ".join(COLUMNS) + " |\n")
     out.write("|" + " --- |" * len(COLUMNS) + "\n")
     for row in rows:
@@ -434,29 +640,69 @@ def render_markdown(rows: list[Row]) -> str:
 
 
 _CSS = """
-body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
-table{border-collapse:collapse;font-size:13px}
-td,th{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left}
+body{font-family:system-ui,sans-serif;margin:1em;color:#222}
+table{border-collapse:collapse;font-size:12px}
+td,th{border:1px solid #ccc;padding:2px 4px;vertical-align:top;text-align:left;
+  overflow-wrap:anywhere}
 th{background:#f3f3f3;position:sticky;top:0}
-tr.reproduced td.verdict{background:#d9f2dd} tr.discrepant td.verdict{background:#f8d7d3}
+#results{table-layout:fixed;width:100%}
+#results th{cursor:pointer;user-select:none} #results th:after{content:' \\2195';color:#999}
+tr.reproduced td.verdict{background:#d9f2dd} tr.conditional td.verdict{background:#fcefc7}
+tr.discrepant td.verdict{background:#f8d7d3}
 tr.not-checked td.verdict{background:#eee} tr.error td.verdict{background:#f5a3a3}
-td.num{font-family:ui-monospace,monospace;max-width:13em;overflow-wrap:anywhere}
-td.claim,td.why{min-width:20em;max-width:34em}
-td.id{min-width:15em;max-width:18em;overflow-wrap:anywhere}
+td.num{font-family:ui-monospace,monospace}
 td.count{text-align:right;font-family:ui-monospace,monospace}
+td.cube span{border-bottom:1px dotted #888;cursor:help}
 #filter{margin:.5em 0 1em;font-size:14px} #filter input{width:24em}
+dl{display:grid;grid-template-columns:max-content auto;gap:.1em 1em;font-size:13px}
+dt{font-weight:bold}
 """
+
+# Column widths of the results table, in percent of the page (it never scrolls sideways).
+_WIDTHS = {
+    "id": 9,
+    "doc": 4,
+    "section": 3,
+    "line": 2.5,
+    "tag": 3.5,
+    "claim": 14,
+    "stated": 5,
+    "computed": 6,
+    "difference": 5,
+    "tolerance": 6,
+    "verdict": 4.5,
+    "evidence": 5,
+    "reading": 12,
+    "why": 12,
+    "cube": 4.5,
+    "figure": 4,
+}
 
 _JS = """
 function filterRows(){
   const text=document.getElementById('q').value.toLowerCase();
   const verdict=document.getElementById('v').value;
+  const evidence=document.getElementById('e').value;
   let shown=0;
-  for(const tr of document.querySelectorAll('#results tr[id]')){
-    const ok=(!verdict||tr.className===verdict)&&tr.textContent.toLowerCase().includes(text);
+  for(const tr of document.querySelectorAll('#results tbody tr')){
+    const ok=(!verdict||tr.className===verdict)&&(!evidence||tr.dataset.evidence===evidence)
+      &&tr.textContent.toLowerCase().includes(text);
     tr.style.display=ok?'':'none'; shown+=ok;
   }
   document.getElementById('n').textContent=shown+' shown';
+}
+function sortBy(col){
+  const body=document.querySelector('#results tbody');
+  const rows=[...body.rows];
+  const dir=body.dataset.col==String(col)&&body.dataset.dir==='1'?-1:1;
+  const key=r=>r.cells[col].textContent.trim();
+  rows.sort((a,b)=>{
+    const x=key(a),y=key(b),nx=parseFloat(x),ny=parseFloat(y);
+    const c=(!isNaN(nx)&&!isNaN(ny)&&String(nx)===x&&String(ny)===y)?nx-ny:x.localeCompare(y);
+    return dir*c;
+  });
+  body.dataset.col=col; body.dataset.dir=dir;
+  for(const r of rows) body.appendChild(r);
 }
 """
 
@@ -466,31 +712,42 @@ def render_html(rows: list[Row]) -> str:
     parts = [
         "<!doctype html><meta charset='utf-8'><title>Claims table</title>",
         f"<style>{_CSS}</style><script>{_JS}</script><h1>Claims table</h1>",
-        f"<p>{len(rows)} results of the notes, each judged against the cubes. "
-        "<a href='../figures/index.html'>Figures</a>.</p>",
-        "<table><tr><th>doc</th><th>tag</th>",
+        f"<p>{esc(_summary(rows))} <a href='../figures/index.html'>Figures</a>.</p><dl>",
     ]
-    parts += [f"<th>{v}</th>" for v in (*VERDICTS, "error")] + ["</tr>"]
-    for d, t, n in _count_lines(rows):
-        parts.append(f"<tr><td>{d}</td><td>{t}</td>")
-        parts += [f"<td class='count'>{n[v]}</td>" for v in (*VERDICTS, "error")]
-        parts.append("</tr>")
-    options = "".join(f"<option>{v}</option>" for v in (*VERDICTS, "error"))
+    parts += [f"<dt>{esc(w)}</dt><dd>{esc(m)}.</dd>" for w, m in _legend_lines()]
+    parts.append("</dl><table id='counts'><tr><th>doc</th><th>verdict</th>")
+    parts += [f"<th>{e}</th>" for e in EVIDENCE_COLUMNS] + ["<th>all</th></tr>"]
+    for d, v, n in _count_lines(rows):
+        parts.append(f"<tr class='{v}'><td>{d}</td><td class='verdict'>{v}</td>")
+        parts += [f"<td class='count'>{n[e]}</td>" for e in EVIDENCE_COLUMNS]
+        parts.append(f"<td class='count'>{sum(n.values())}</td></tr>")
+    verdicts = "".join(f"<option>{v}</option>" for v in (*VERDICTS, "error"))
+    evidence = "".join(f"<option>{e}</option>" for e in EVIDENCE_COLUMNS)
     parts.append(
         "</table><h2>Every result</h2><div id='filter'>Filter: "
         "<input id='q' oninput='filterRows()' placeholder='text in any column'> "
-        f"<select id='v' onchange='filterRows()'><option value=''>any verdict</option>{options}"
-        "</select> <span id='n'></span></div><table id='results'><tr>"
+        f"<select id='v' onchange='filterRows()'><option value=''>any verdict</option>{verdicts}"
+        "</select> <select id='e' onchange='filterRows()'><option value=''>any evidence</option>"
+        f"{evidence}</select> <span id='n'></span> (click a heading to sort)</div>"
+        "<table id='results'><colgroup>"
     )
-    parts += [f"<th>{c}</th>" for c in COLUMNS] + ["</tr>"]
+    parts += [f"<col style='width:{_WIDTHS[c]}%'>" for c in COLUMNS]
+    parts.append("</colgroup><thead><tr>")
+    parts += [f"<th onclick='sortBy({i})'>{c}</th>" for i, c in enumerate(COLUMNS)]
+    parts.append("</tr></thead><tbody>")
     numeric = {"line", "stated", "computed", "difference", "tolerance"}
     for row in rows:
         d = row.as_dict()
-        parts.append(f"<tr id='{esc(d['id'])}' class='{esc(row.verdict)}'>")
+        parts.append(
+            f"<tr id='{esc(d['id'])}' class='{esc(row.verdict)}' "
+            f"data-evidence='{esc(d['evidence'] or 'none')}'>"
+        )
         for col in COLUMNS:
             value = esc(str(d[col]))
             if col in ("stated", "computed", "difference"):
                 value = value.replace(";", "; ")
+            if col == "cube" and d[col]:
+                value = f"<span title='{esc(row.long_name)}'>{value}</span>"
             if col == "figure" and d[col]:
                 value = " ".join(
                     f"<a href='../figures/index.html#{esc(f)}'>{esc(f)}</a>"
@@ -499,7 +756,7 @@ def render_html(rows: list[Row]) -> str:
             cls = "num" if col in numeric else col
             parts.append(f"<td class='{cls}'>{value}</td>")
         parts.append("</tr>")
-    parts.append("</table>")
+    parts.append("</tbody></table>")
     return "\n".join(parts)
 
 

@@ -84,6 +84,47 @@ def judge_claims(registry, cube_paths: Mapping[str, str], csv_path, md_path, htm
     return rows
 
 
+def lint_registry(registry) -> int:
+    """Print every lint problem of the registry (schema and rules); 1 if there is any."""
+    import jsonschema
+
+    from . import claims, registry_lint
+    from .config import load_yaml
+    from .experiments import registry as experiments
+
+    schema = load_yaml(Path(__file__).resolve().parents[2] / "workflow/schemas/claims.schema.yaml")
+    files = [registry] if Path(registry).is_file() else claims.registry_files(registry)
+    problems = []
+    for path in files:
+        try:
+            jsonschema.validate(load_yaml(path) or [], schema)
+        except jsonschema.ValidationError as exc:
+            problems.append(f"{path}: {exc.message} at {list(exc.absolute_path)}")
+    entries = claims.load_registry(files)
+    problems += registry_lint.all_problems(entries, experiments())
+    for line in problems:
+        print(line)
+    print(f"{len(problems)} problems in {len(entries)} entries")
+    return 1 if problems else 0
+
+
+def list_mutants(registry, results) -> int:
+    """Print the checked rows whose verdict a wrong science leaves unchanged."""
+    import xarray as xr
+
+    from . import claims, mutation
+
+    entries = claims.load_registry(registry)
+    cubes = {n: xr.load_dataset(f"{results}/{n}.nc") for n in claims.cubes_of(entries)}
+    found = mutation.survivors(entries, cubes)
+    for entry, verdict in found:
+        note = entry.get("mutation", "UNEXPLAINED")
+        print(f"{entry['id']} [{verdict}]: {note}")
+    unexplained = sum(1 for e, _ in found if "mutation" not in e)
+    print(f"{len(found)} survivors, {unexplained} unexplained")
+    return 1 if unexplained else 0
+
+
 def build_gallery(pngs: Sequence[str], captions: Sequence[str], claims_csv, out_path) -> None:
     from .gallery import caption_text, render
 
@@ -148,6 +189,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_cl = sub.add_parser("claims", help="judge the registry against the cubes in results/")
     p_cl.add_argument("--registry", default="config/claims")
     p_cl.add_argument("--results", default="results")
+    p_cl.add_argument("--out", help="where to write the tables (default: the --results folder)")
+    p_li = sub.add_parser("lint", help="lint the claims registry (or one file of it)")
+    p_li.add_argument("--registry", default="config/claims")
+    p_mu = sub.add_parser(
+        "mutants", help="list the checked rows a wrong science would still pass (survivors)"
+    )
+    p_mu.add_argument("--registry", default="config/claims")
+    p_mu.add_argument("--results", default="results")
     sub.add_parser("list", help="list the experiments and figure groups")
     args = parser.parse_args(argv)
     setup_logging()
@@ -161,6 +210,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         for group, figs in catalog.groups().items():
             print(f"figure group {group}: {', '.join(f.id for f in figs)}")
         return 0
+    if args.command == "lint":
+        return lint_registry(args.registry)
+    if args.command == "mutants":
+        return list_mutants(args.registry, args.results)
     config = load_yaml(args.config)
     check_config(config, args.schema)
     if args.command == "run":
@@ -176,10 +229,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         entries = claims.load_registry(args.registry)
         names = claims.cubes_of(entries)
-        out = Path(args.results)
+        res, out = Path(args.results), Path(args.out or args.results)
+        out.mkdir(parents=True, exist_ok=True)
         judge_claims(
             args.registry,
-            {n: str(out / f"{n}.nc") for n in names},
+            {n: str(res / f"{n}.nc") for n in names},
             out / "claims.csv",
             out / "claims.md",
             out / "claims.html",

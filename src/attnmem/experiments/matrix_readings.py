@@ -13,7 +13,7 @@ Three experiments, each one random draw per seed:
 - ``linalg_toolkit``: the facts of appendix A and the eight facts of D20 on random matrices,
   each with a case where a stated condition fails, so the check can fail.
 
-The notes print none of these matrices; every draw is ours (see the registry's assumptions).
+The notes print none of these matrices; every draw is ours (see the registry's readings).
 """
 
 from __future__ import annotations
