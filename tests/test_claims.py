@@ -6,14 +6,9 @@ import pytest
 from conftest import REGISTRY
 
 from attnmem import claims
+from attnmem.registry_lint import expected
 
 ENTRIES = claims.load_registry(REGISTRY)
-
-
-def expected(entry: dict) -> str:
-    if "expect" in entry:
-        return entry["expect"]
-    return "reproduced" if claims.checks_of(entry) else "not-checked"
 
 
 @pytest.mark.pipeline
@@ -36,7 +31,9 @@ def test_table_has_one_row_per_entry_and_the_agreed_columns(claims_rows, pipelin
 @pytest.mark.pipeline
 def test_rendered_tables_and_gallery_exist(pipeline):
     md = (pipeline / "results" / "claims.md").read_text(encoding="utf-8")
-    assert "| doc | tag | reproduced | discrepant | not-checked |" in md
+    assert "| doc | verdict | recomputed | formula | property | fitted | trained | none |" in md
+    for word in (*claims.VERDICTS, *claims.EVIDENCE):
+        assert f"- **{word}**: " in md, f"the table does not say what {word} means"
     html = (pipeline / "figures" / "index.html").read_text(encoding="utf-8")
     from attnmem.figures import catalog
 

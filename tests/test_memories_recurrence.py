@@ -30,6 +30,12 @@ def test_futures_see_a_name_that_matters():
     s[:, 9] = np.where(s[:, 4] == ids["thing0"], s[:, 0], s[:, 2])
     counted = rs.future_counts_enumerated(s)
     assert counted[5] > rs.future_counts_formula(3, 1)[5]
+    assert rs._flat(counted[3:7]) == 0.0  # the enumerated flatness can fail
+
+
+def test_enumerated_plateau_is_flat_where_enumerated():
+    assert rs.future_states(3, 2, 2, 3000, 32)["plateau_flat_enumerated"] == 1.0
+    assert np.isnan(rs.future_states(8, 6, 40, 10, 32)["plateau_flat_enumerated"])
 
 
 def test_counts_parameters_and_bound():
@@ -44,9 +50,17 @@ def test_linear_gradient_is_exactly_the_power_and_tanh_stays_below():
     out = rs.gradient_through_time(0.9, 0, 16, 5, 30, 0.1, 20, np.random.default_rng(1))
     assert out["linear_rel_error"] < 1e-12
     assert out["tanh_over_bound_max"] <= 1 + 1e-12
+    assert out["tanh_over_bound_far"] < 1.0
+    assert out["power_over_rho_min"] >= 1 - 1e-9 and out["power_over_cond_rho_max"] <= 1 + 1e-9
     assert out["far_power"] == pytest.approx(0.9**20)
     assert out["unroll_gap"] < 1e-12 and out["input_grad_gap"] < 1e-6
     assert out["spectral_bounds_hold"] == 1
+
+
+def test_nonnormal_ratios_see_a_wrong_bound():
+    lower, upper = rs.nonnormal_power_ratios(np.random.default_rng(3), 0.9, 6, 30)
+    assert lower > 1.0  # a non-normal matrix sits strictly above rho^D somewhere
+    assert upper < 1.0
 
 
 def test_tanh_backprop_matches_finite_differences():

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 
 import jsonschema
 import pytest
 from conftest import REGISTRY, ROOT
 
-from attnmem import claims
+from attnmem import claims, registry_lint
 from attnmem.config import load_yaml
 from attnmem.experiments import registry
 from attnmem.figures import catalog
@@ -32,59 +31,96 @@ def test_file_matches_schema_and_lives_under_its_doc(path):
 
 
 def test_ids_are_unique(entries):
-    dupes = [i for i, n in Counter(e["id"] for e in entries).items() if n > 1]
-    assert not dupes, f"duplicate claim ids: {dupes}"
+    problems = registry_lint.ids_unique(entries)
+    assert not problems, "\n".join(problems)
 
 
 def test_every_check_reads_a_declared_output(entries):
-    problems = []
-    for e in entries:
-        for c in claims.checks_of(e):
-            exp = EXPERIMENTS.get(c["cube"])
-            if exp is None:
-                problems.append(f"{e['id']}: no experiment makes cube {c['cube']!r}")
-                continue
-            dims = set(exp.grid) | {d for o in exp.outputs for d in o.dims}
-            if "var" in c:
-                try:
-                    out = exp.output(c["var"])
-                except KeyError:
-                    problems.append(f"{e['id']}: {c['cube']} has no variable {c['var']!r}")
-                    continue
-                dims = set(exp.grid) | set(out.dims)
-            for key in [*c.get("sel", {}), *filter(None, [c.get("over"), c.get("argmax")])]:
-                if key not in dims:
-                    problems.append(f"{e['id']}: {c['cube']}.{c.get('var')} has no dim {key!r}")
-            tol = e.get("tolerance", "printed")
-            uses_se = isinstance(tol, dict) and bool({"se", "se_mean", "se_identity"} & set(tol))
-            # A mean over replicates compared with a printed number needs a statistical band;
-            # a strict bound (< or >), an exact value or a floating-point equality ({abs}, every
-            # replicate equal to rounding) does not.
-            strict = e.get("stated", {}).get("relation", "=") in ("<", ">")
-            exactish = tol == "exact" or (isinstance(tol, dict) and "abs" in tol)
-            if c.get("over") and not (uses_se or strict or exactish):
-                problems.append(f"{e['id']}: a check 'over' replicates needs tolerance se/se_mean")
+    problems = registry_lint.outputs_known(entries, EXPERIMENTS)
     assert not problems, "\n".join(problems)
 
 
-def test_verdict_words_and_reasons(entries):
-    problems = []
-    for e in entries:
-        has_check = bool(claims.checks_of(e))
-        expect = e.get("expect", "reproduced" if has_check else "not-checked")
-        if expect in ("discrepant", "not-checked") and not e.get("why"):
-            problems.append(f"{e['id']}: expect {expect} needs a why")
-        if expect == "not-checked" and has_check:
-            problems.append(f"{e['id']}: has a check but expects not-checked")
-        if expect != "not-checked" and not has_check:
-            problems.append(f"{e['id']}: expects {expect} but has nothing to check")
-        if has_check and "stated" not in e:
-            problems.append(f"{e['id']}: a check needs a stated value to compare with")
-        tol = e.get("tolerance")
-        uses_se = isinstance(tol, dict) and bool({"se", "se_mean", "se_identity"} & set(tol))
-        if uses_se and not all(c.get("over") for c in claims.checks_of(e)):
-            problems.append(f"{e['id']}: tolerance se needs checks with 'over'")
+def test_verdicts_evidence_readings_and_reasons_follow_the_rules(entries):
+    """Every checked row has an evidence class; conditional rows name their unstated reading;
+    a why that blames the note never sits beside reproduced or not-checked."""
+    problems = [p for p in registry_lint.verdict_rules(entries) if "no audit" not in p]
     assert not problems, "\n".join(problems)
+
+
+def test_every_row_carries_its_second_reading(entries):
+    problems = [p for p in registry_lint.verdict_rules(entries) if "no audit" in p]
+    assert not problems, f"{len(problems)} rows without an audit:\n" + "\n".join(problems)
+
+
+def test_one_tolerance_policy(entries):
+    problems = registry_lint.tolerance_rules(entries)
+    assert not problems, "\n".join(problems)
+
+
+def test_entries_on_long_lines_carry_a_character_offset(entries):
+    problems = registry_lint.where_rules(entries)
+    assert not problems, "\n".join(problems)
+
+
+def test_the_lint_catches_what_it_should():
+    """The lint itself can fail: one bad entry per rule."""
+    base = {
+        "where": {"doc": "memory-math", "section": "ch3", "line": 5},
+        "tag": "derived",
+        "claim": "a test entry for the lint",
+        "audit": "a test entry for the lint",
+    }
+    check = {"cube": "x", "var": "y"}
+    bad = [
+        {**base, "id": "m/a/no-evidence", "stated": {"value": "1"}, "check": check},
+        {
+            **base,
+            "id": "m/a/blame",
+            "why": "The note is wrong here.",
+            "evidence": "formula",
+            "stated": {"value": "1"},
+            "check": check,
+        },
+        {
+            **base,
+            "id": "m/a/fitted-pass",
+            "evidence": "fitted",
+            "stated": {"value": "1"},
+            "check": check,
+            "expect": "reproduced",
+        },
+        {
+            **base,
+            "id": "m/a/bare-conditional",
+            "evidence": "recomputed",
+            "why": "a reason",
+            "stated": {"value": "1"},
+            "check": check,
+            "expect": "conditional",
+        },
+        {
+            **base,
+            "id": "m/a/wide-abs",
+            "evidence": "recomputed",
+            "stated": {"value": "1"},
+            "check": check,
+            "tolerance": {"abs": 0.05},
+        },
+        {
+            **base,
+            "id": "m/a/se-without-over",
+            "evidence": "recomputed",
+            "stated": {"value": "1"},
+            "check": check,
+            "tolerance": {"se": 4},
+        },
+    ]
+    problems = registry_lint.verdict_rules(bad) + registry_lint.tolerance_rules(bad)
+    for e in bad:
+        assert any(p.startswith(e["id"] + ":") for p in problems), e["id"]
+    assert registry_lint.where_rules(bad), "a memory-math row on line 5 needs where.char"
+    assert "m/a/no-evidence" in " ".join(registry_lint.verdict_rules([{**bad[0]}]))
+    assert not registry_lint.verdict_rules([{**base, "id": "m/a/ok", "why": "A definition."}])
 
 
 def test_every_named_figure_exists_and_every_figure_has_a_caption(entries):

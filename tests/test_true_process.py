@@ -57,3 +57,16 @@ def test_chain_rule_gap_detects_a_wrong_joint():
 def test_printed_sentences():
     out = tp.printed_sentences(8, 6)
     assert np.all(out["is_sentence"] == 1) and np.all(out["final_reach"] == 11)
+
+
+def test_copy_reaches_are_counted_on_a_sentence():
+    for gap in (0, 3, 10):
+        assert list(tp.measured_copy_reaches(8, 6, gap)) == [gap + 4, gap + 8]
+    out = tp.ruler_enumeration(8, 3, 6)
+    assert out["n_free_names"] == 2 and out["n_random_positions"] == 6
+
+
+def test_copy_positions_found_and_enumerated_costs():
+    out = tp.ruler_costs(8, 30, 6)
+    assert (out["y_copy_found_at"], out["x_copy_found_at"]) == (36, 38)
+    assert out["y_copy_cost_enumerated"] < 1e-12 and out["x_copy_cost_enumerated"] < 1e-12

@@ -643,8 +643,9 @@ _CSS = """
 body{font-family:system-ui,sans-serif;margin:1em;color:#222}
 table{border-collapse:collapse;font-size:12px}
 td,th{border:1px solid #ccc;padding:2px 4px;vertical-align:top;text-align:left;
-  overflow-wrap:anywhere}
-th{background:#f3f3f3;position:sticky;top:0}
+  overflow-wrap:break-word}
+td.id,td.num,td.cube,td.figure{overflow-wrap:anywhere}
+th{background:#f3f3f3;position:sticky;top:0;overflow-wrap:normal;font-size:11px}
 #results{table-layout:fixed;width:100%}
 #results th{cursor:pointer;user-select:none} #results th:after{content:' \\2195';color:#999}
 tr.reproduced td.verdict{background:#d9f2dd} tr.conditional td.verdict{background:#fcefc7}
@@ -661,19 +662,19 @@ dt{font-weight:bold}
 # Column widths of the results table, in percent of the page (it never scrolls sideways).
 _WIDTHS = {
     "id": 9,
-    "doc": 4,
-    "section": 3,
-    "line": 2.5,
-    "tag": 3.5,
-    "claim": 14,
-    "stated": 5,
-    "computed": 6,
+    "doc": 5,
+    "section": 4,
+    "line": 3,
+    "tag": 4.5,
+    "claim": 12,
+    "stated": 4.5,
+    "computed": 5,
     "difference": 5,
     "tolerance": 6,
-    "verdict": 4.5,
-    "evidence": 5,
-    "reading": 12,
-    "why": 12,
+    "verdict": 6.5,
+    "evidence": 6,
+    "reading": 10.5,
+    "why": 10.5,
     "cube": 4.5,
     "figure": 4,
 }

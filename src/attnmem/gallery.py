@@ -14,7 +14,8 @@ figure{margin:2em 0;border-top:1px solid #ddd;padding-top:1em}
 img{max-width:100%;border:1px solid #eee}
 figcaption{margin-top:.5em;line-height:1.4}
 .claims{font-size:13px;color:#444} .claims a{margin-right:.6em}
-.v-discrepant{color:#b03a2e} .v-reproduced{color:#1e7b45} .v-not-checked{color:#777}
+.v-discrepant{color:#b03a2e} .v-reproduced{color:#1e7b45} .v-conditional{color:#9a6a00}
+.v-not-checked{color:#777}
 nav a{margin-right:1em}
 """
 

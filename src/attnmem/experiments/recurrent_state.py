@@ -79,6 +79,11 @@ def counting_bound(bits: int, d: int, n_names: int) -> float:
 BITS = (16, 32)
 
 
+def _flat(counts: np.ndarray) -> float:
+    """1 if every count is the same (the enumerated futures through the gap), else 0."""
+    return float(np.all(counts == counts[0]))
+
+
 def future_states(N: int, F: int, L: int, max_enumerated: int, d_state: int) -> dict:
     """Futures per prefix length (closed form, and exact by enumeration where the language has
     at most ``max_enumerated`` sentences), with the sizes B1 and B3 i compare them to."""
@@ -101,6 +106,7 @@ def future_states(N: int, F: int, L: int, max_enumerated: int, d_state: int) -> 
         "plateau_nats": float(np.log(plateau.max())),
         "plateau_bits": float(np.log2(plateau.max())),
         "plateau_flat": float(np.all(plateau == plateau[0])),
+        "plateau_flat_enumerated": _flat(counted[3 : 7 + L]) if enumerable else float("nan"),
         "first_name_nats": float(np.log(formula[1])),
         "position_nats": math.log(tl.length(L) + 1),
         "copy_distance": float(tl.copy_positions(L)["X"] - tl.copy_positions(L)["X_source"]),
@@ -184,9 +190,14 @@ def unrolled_gaps(rng: np.random.Generator, g: float, d: int, n: int) -> tuple[f
     return float(np.max(np.abs(h - unrolled))), float(np.max(np.abs(fd - predicted)) / scale)
 
 
-def nonnormal_bounds_hold(rng: np.random.Generator, g: float, d: int, steps: int) -> float:
-    """1 if rho^D <= ||W^D||_2 <= cond(Z) rho^D for D = 0..steps-1 for a random diagonalizable,
-    non-normal W = Z diag(lambda) Z^-1 with spectral radius g (B2, line 365)."""
+def nonnormal_power_ratios(
+    rng: np.random.Generator, g: float, d: int, steps: int
+) -> tuple[float, float]:
+    """B2, line 365, on a random diagonalizable, non-normal W = Z diag(lambda) Z^-1 with
+    spectral radius g: the smallest ||W^D||_2 / rho^D and the largest ||W^D||_2 / (cond(Z)
+    rho^D) over D = 1..steps-1 (D = 0 is 1 on both sides and is left out). The norms come from
+    singular values of the computed powers, the bounds from the eigenvalues and cond(Z); the
+    note's bounds say the first is at least 1 and the second at most 1."""
     z = rng.standard_normal((d, d))
     lam = rng.uniform(-1.0, 1.0, d)
     lam *= g / np.max(np.abs(lam))
@@ -196,9 +207,15 @@ def nonnormal_bounds_hold(rng: np.random.Generator, g: float, d: int, steps: int
     powers[0] = np.eye(d)
     for dist in range(1, steps):
         powers[dist] = w @ powers[dist - 1]
-    size = np.linalg.svd(powers, compute_uv=False)[:, 0]
-    rho = g ** np.arange(steps)
-    return float(np.all((rho * (1 - 1e-9) <= size) & (size <= cond * rho * (1 + 1e-9))))
+    size = np.linalg.svd(powers, compute_uv=False)[1:, 0]
+    rho = g ** np.arange(1, steps)
+    return float(np.min(size / rho)), float(np.max(size / (cond * rho)))
+
+
+def nonnormal_bounds_hold(rng: np.random.Generator, g: float, d: int, steps: int) -> float:
+    """1 if rho^D <= ||W^D||_2 <= cond(Z) rho^D for D = 0..steps-1 (see nonnormal_power_ratios)."""
+    lower, upper = nonnormal_power_ratios(rng, g, d, steps)
+    return float(lower >= 1 - 1e-9 and upper <= 1 + 1e-9)
 
 
 def gradient_through_time(
@@ -225,6 +242,7 @@ def gradient_through_time(
     lin = linear_backprop(w, grad, steps)
     tanh = tanh_backprop(w, inputs, grad)
     unroll_gap, grad_gap = unrolled_gaps(rng, g, 6, 12)
+    lower, upper = nonnormal_power_ratios(rng, g, 6, steps)
     power = g**far
     return {
         "linear_exact": exact,
@@ -235,6 +253,7 @@ def gradient_through_time(
         "tanh_max": tanh.max(axis=0),
         "tanh_first": tanh[0],
         "tanh_over_bound_max": float(np.max(tanh / exact)),
+        "tanh_over_bound_far": float(np.max(tanh[:, 1:] / exact[1:])),
         "gate_path": np.array(FORGET)[:, None] ** dist[None, :],
         "far_power": power,
         "lost_in_single": float(np.float32(1.0) + np.float32(power) == np.float32(1.0)),
@@ -244,7 +263,9 @@ def gradient_through_time(
         "double_resolution": float(np.finfo(np.float64).eps),
         "unroll_gap": unroll_gap,
         "input_grad_gap": grad_gap,
-        "spectral_bounds_hold": nonnormal_bounds_hold(rng, g, 6, steps),
+        "spectral_bounds_hold": float(lower >= 1 - 1e-9 and upper <= 1 + 1e-9),
+        "power_over_rho_min": lower,
+        "power_over_cond_rho_max": upper,
     }
 
 
@@ -339,6 +360,11 @@ EXPERIMENTS = [
             Output("plateau_nats", "log of the futures inside the gap", "nats"),
             Output("plateau_bits", "log2 of the futures inside the gap", "bits"),
             Output("plateau_flat", "1 if the count is the same at every t of the gap", "1"),
+            Output(
+                "plateau_flat_enumerated",
+                "1 if the enumerated count is the same at every t from the second name to 'then'",
+                "1",
+            ),
             Output("first_name_nats", "log of the futures after the first name", "nats"),
             Output("position_nats", "log of the number of prefix lengths, ln(11+L)", "nats"),
             Output("copy_distance", "tokens from the first name to its copy", "tokens"),
@@ -373,6 +399,7 @@ EXPERIMENTS = [
             Output("tanh_max", "tanh nets' gradient size, largest in the batch", "1", ("D",)),
             Output("tanh_first", "tanh gradient size of the batch's first network", "1", ("D",)),
             Output("tanh_over_bound_max", "largest tanh size over g^D", "1"),
+            Output("tanh_over_bound_far", "largest tanh size over g^D for D >= 1", "1"),
             Output("gate_path", "gradient along the forget-gate path, f^D", "1", ("forget", "D")),
             Output("far_power", "g^far, the linear size at the far distance", "1"),
             Output("lost_in_single", "1 if 1 + g^far rounds to 1 in single precision", "1"),
@@ -383,6 +410,16 @@ EXPERIMENTS = [
             Output("unroll_gap", "largest |recurrence - unrolled sum| in a linear net", "1"),
             Output("input_grad_gap", "largest relative gap, finite differences vs W^D^T g", "1"),
             Output("spectral_bounds_hold", "1 if rho^D <= |W^D| <= cond(Z) rho^D", "1"),
+            Output(
+                "power_over_rho_min",
+                "smallest |W^D|_2 / rho^D over D >= 1, random non-normal W",
+                "1",
+            ),
+            Output(
+                "power_over_cond_rho_max",
+                "largest |W^D|_2 / (cond(Z) rho^D) over D >= 1, random non-normal W",
+                "1",
+            ),
         ),
         coords={"D": lambda **p: range(int(p["steps"])), "forget": FORGET},
         sections=("first-principles B2: the gradient through time (lines 358-383)",),

@@ -60,6 +60,32 @@ def role_counts(n_names: int, n_fillers: int, gap: int) -> dict:
     }
 
 
+def measured_copies(n_names: int, n_fillers: int, gap: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where the repeated names of an assembled sentence sit and how far back each lies from
+    its first occurrence, in order of position (the copied Y, then the copied X): counted token
+    by token on a sentence built by the generator, not read from ``copy_positions``."""
+    fillers = (np.arange(gap) % n_fillers)[None, :]
+    s = tl.assemble([0], [1], [0], fillers, n_names)[0]
+    found = [p for p in range(len(s)) if s[p] < n_names and np.any(s[:p] == s[p])]
+    reaches = [p - int(np.flatnonzero(s[:p] == s[p])[0]) for p in found]
+    return np.array(found, dtype=float), np.array(reaches, dtype=float)
+
+
+def measured_copy_reaches(n_names: int, n_fillers: int, gap: int) -> np.ndarray:
+    """How far back each repeated name lies from its first occurrence (see measured_copies)."""
+    return measured_copies(n_names, n_fillers, gap)[1]
+
+
+def copy_costs_one_filler(n_names: int, gap: int) -> np.ndarray:
+    """Exact conditional entropies of the copied Y and the copied X given their whole prefix,
+    from an enumeration of the language with a single filler word (N(N-1)3 sentences, small at
+    any gap): whether the prefix fixes each copy does not depend on how many fillers there are,
+    so this reaches gaps too long to enumerate with F words."""
+    s = tl.enumerate_sentences(n_names, 1, gap)
+    found, _ = measured_copies(n_names, 1, gap)
+    return np.array([tl.conditional_entropy(s, int(p), None) for p in found])
+
+
 def ruler_costs(N: int, L: int, F: int) -> dict:
     """The true process on a sentence with N names, F fillers and a gap of L: its cost at every
     position, per sentence, per token, in bits and as a perplexity, the copies' positions and
@@ -72,6 +98,8 @@ def ruler_costs(N: int, L: int, F: int) -> dict:
     windows = range(0, L + 9)
     zero = [w for w in windows if final_window_cost(N, L, w) == 0.0]
     per_token = total / n
+    found, reach = measured_copies(N, F, L)
+    copy_enum = copy_costs_one_filler(N, L)
     return {
         "position_cost": costs,
         "choice_terms": np.array([math.log(N), math.log(N - 1), math.log(3), L * math.log(F)]),
@@ -89,6 +117,12 @@ def ruler_costs(N: int, L: int, F: int) -> dict:
         "y_copy_distance": float(pos["Y"] - pos["Y_source"]),
         "x_copy_position": float(pos["X"]),
         "x_copy_distance": float(pos["X"] - pos["X_source"]),
+        "y_copy_reach": float(reach[0]),
+        "x_copy_reach": float(reach[1]),
+        "y_copy_found_at": float(found[0]),
+        "x_copy_found_at": float(found[1]),
+        "y_copy_cost_enumerated": float(copy_enum[0]),
+        "x_copy_cost_enumerated": float(copy_enum[1]),
         "y_copy_cost": float(costs[pos["Y"]]),
         "x_copy_cost": float(costs[pos["X"]]),
         "final_cost_previous_word": final_window_cost(N, L, 1),
@@ -158,6 +192,10 @@ def ruler_enumeration(N: int, L: int, F: int) -> dict:
     windows = np.array([tl.conditional_entropy(s, final, w) for w in range(final + 1)])
     zero = np.flatnonzero(np.abs(windows) < 1e-12)
     pos = tl.copy_positions(L)
+    # name positions (a name in every sentence) whose token the prefix fixes: counted from the
+    # enumerated conditional entropies, not from the template
+    is_name = np.all(s < N, axis=0)
+    free = np.abs(enum_costs) < 1e-12
     return {
         "n_sentences": float(count),
         "n_rows": float(len(s)),
@@ -177,6 +215,8 @@ def ruler_enumeration(N: int, L: int, F: int) -> dict:
         "n_contexts": float(len(np.unique(codes[:, final]))),
         "y_copy_cost": float(enum_costs[pos["Y"]]),
         "x_copy_cost": float(enum_costs[pos["X"]]),
+        "n_free_names": float(np.sum(is_name & free)),
+        "n_random_positions": float(np.sum(~free)),
     }
 
 
@@ -300,6 +340,32 @@ EXPERIMENTS = [
             Output("y_copy_distance", "tokens between the copied Y and its source", "tokens"),
             Output("x_copy_position", "position of the copied X", "position"),
             Output("x_copy_distance", "tokens between the copied X and its source", "tokens"),
+            Output(
+                "y_copy_reach",
+                "tokens from the repeated Y back to its first occurrence, counted on a sentence",
+                "tokens",
+            ),
+            Output(
+                "x_copy_reach",
+                "tokens from the repeated X back to its first occurrence, counted on a sentence",
+                "tokens",
+            ),
+            Output(
+                "y_copy_found_at", "position of the repeated Y, found on a sentence", "position"
+            ),
+            Output(
+                "x_copy_found_at", "position of the repeated X, found on a sentence", "position"
+            ),
+            Output(
+                "y_copy_cost_enumerated",
+                "exact cost of the copied Y, enumerated with one filler word",
+                "nats",
+            ),
+            Output(
+                "x_copy_cost_enumerated",
+                "exact cost of the copied X, enumerated with one filler word",
+                "nats",
+            ),
             Output("y_copy_cost", "true-process cost of the copied Y", "nats"),
             Output("x_copy_cost", "true-process cost of the copied X", "nats"),
             Output(
@@ -369,6 +435,16 @@ EXPERIMENTS = [
             Output("n_contexts", "distinct prefixes in front of the final name", "contexts"),
             Output("y_copy_cost", "exact cost of the copied Y", "nats"),
             Output("x_copy_cost", "exact cost of the copied X", "nats"),
+            Output(
+                "n_free_names",
+                "name positions with zero enumerated conditional entropy (copies)",
+                "positions",
+            ),
+            Output(
+                "n_random_positions",
+                "positions with positive enumerated conditional entropy",
+                "positions",
+            ),
         ),
         sections=(
             "first-principles: The ruler (lines 16-18)",

@@ -1,0 +1,96 @@
+"""The claims page in a real browser: headless Chromium at 1400 px renders the pipeline's
+claims.html with a probe script appended; the probe measures the page, sorts a column, and
+writes what it found into the DOM, which Chromium dumps.
+
+Chromium comes from Debian's packages (``.ci/run`` installs it); elsewhere the test is skipped
+with a message saying how to enable it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+PROBE = """
+<script>
+window.addEventListener('load', () => {
+  const out = {};
+  const doc = document.documentElement;
+  out.scrollWidth = doc.scrollWidth; out.clientWidth = doc.clientWidth;
+  const head = [...document.querySelectorAll('#results thead th')].map(th => th.textContent);
+  out.columns = head;
+  const col = head.indexOf('verdict');
+  const cells = () => [...document.querySelectorAll('#results tbody tr')]
+      .map(r => r.cells[col].textContent);
+  sortBy(col);
+  const sorted = cells();
+  out.sorted = sorted.every((v, i) => i === 0 || sorted[i - 1].localeCompare(v) <= 0);
+  sortBy(col);
+  const back = cells();
+  out.reversed = back.every((v, i) => i === 0 || back[i - 1].localeCompare(v) >= 0);
+  const hover = document.querySelector('#results td.cube span[title]');
+  out.hover = hover ? hover.getAttribute('title') : null;
+  const wide = ['why', 'reading'].map(c => head.indexOf(c));
+  const row = document.querySelector('#results tbody tr');
+  out.cellsInside = wide.every(i => row.cells[i].getBoundingClientRect().right <= innerWidth);
+  const pre = document.createElement('pre'); pre.id = 'probe';
+  pre.textContent = JSON.stringify(out); document.body.appendChild(pre);
+});
+</script>
+"""
+
+
+def chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+@pytest.mark.pipeline
+def test_claims_page_sorts_and_fits_1400_px(pipeline, tmp_path):
+    exe = chromium()
+    if exe is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must install Debian's chromium (see .ci/run)")
+        pytest.skip("no Chromium: `apt-get install chromium` enables the browser test")
+    page = tmp_path / "claims.html"
+    page.write_text(
+        (pipeline / "results" / "claims.html").read_text(encoding="utf-8") + PROBE,
+        encoding="utf-8",
+    )
+    proc = subprocess.run(
+        [
+            exe,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--window-size=1400,900",
+            "--virtual-time-budget=20000",
+            "--dump-dom",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    found = re.search(r"<pre id=\"probe\">(.*?)</pre>", proc.stdout, re.S)
+    assert found, f"the probe did not run:\n{proc.stderr[-2000:]}"
+    out = json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    assert out["columns"][11:13] == ["evidence", "reading"]
+    assert out["scrollWidth"] <= out["clientWidth"], f"scrolls sideways: {out}"
+    assert out["cellsInside"], "why or reading runs past the window"
+    assert out["sorted"] and out["reversed"], "clicking a heading does not sort"
+    assert out["hover"] and ":" in out["hover"], "no long_name on hover over the cube"

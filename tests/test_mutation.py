@@ -1,0 +1,78 @@
+"""Mutation test: every checked row that passes must go red when the science behind it is wrong.
+
+The wrong science is the one of ``attnmem.mutation``: the variable the row reads scaled by 1.25
+and shifted by 0.1 (a wrong constant, or a wrong formula where the right one gives 0), reflected
+across the bound for an inequality, another label for a label. A row that still passes is a
+survivor; each one is explained in its entry's ``mutation`` field, or the test fails.
+"""
+
+from __future__ import annotations
+
+import pytest
+import xarray as xr
+from conftest import REGISTRY
+
+from attnmem import claims, mutation
+
+
+@pytest.mark.pipeline
+def test_every_passing_row_goes_red_under_a_wrong_science(pipeline, capsys):
+    entries = claims.load_registry(REGISTRY)
+    names = claims.cubes_of(entries)
+    cubes = {n: xr.load_dataset(pipeline / "results" / f"{n}.nc") for n in names}
+    passing = [
+        e
+        for e in entries
+        if claims.checks_of(e) and claims.judge(e, cubes).verdict in ("reproduced", "conditional")
+    ]
+    found = mutation.survivors(passing, cubes)
+    unexplained = [e["id"] for e, _ in found if "mutation" not in e]
+    with capsys.disabled():
+        print(
+            f"\nmutation test: {len(passing)} passing checked rows, {len(found)} survive a "
+            f"wrong science ({len(found) - len(unexplained)} explained, "
+            f"{len(unexplained)} unexplained)"
+        )
+    assert not unexplained, "rows a wrong science still passes:\n" + "\n".join(unexplained)
+
+
+@pytest.mark.pipeline
+def test_an_explained_survivor_really_survives(pipeline):
+    """A `mutation` note on a row that the mutation kills is stale: remove it."""
+    entries = [e for e in claims.load_registry(REGISTRY) if "mutation" in e]
+    names = claims.cubes_of(entries)
+    cubes = {n: xr.load_dataset(pipeline / "results" / f"{n}.nc") for n in names}
+    survivors = {e["id"] for e, _ in mutation.survivors(entries, cubes)}
+    stale = [e["id"] for e in entries if e["id"] not in survivors]
+    assert not stale, f"mutation notes on rows the mutation kills: {stale}"
+
+
+def test_the_mutation_kills_a_right_answer_and_spares_a_vacuous_band():
+    c = {"c": xr.Dataset({"x": ("k", [1.0, 0.0])}, coords={"k": ["a", "b"]})}
+    base = {
+        "id": "t/x/y",
+        "where": {"doc": "every-word", "section": "x", "line": 1},
+        "tag": "derived",
+        "claim": "a test entry",
+        "evidence": "recomputed",
+    }
+    exact = {
+        **base,
+        "stated": {"value": "1.00"},
+        "check": {"cube": "c", "var": "x", "sel": {"k": "a"}},
+    }
+    gap = {
+        **base,
+        "stated": {"value": "0"},
+        "tolerance": {"abs": 1e-12},
+        "check": {"cube": "c", "var": "x", "sel": {"k": "b"}},
+    }
+    wide = {**exact, "id": "t/x/wide", "tolerance": {"abs": 10}}  # a band nothing can leave
+    bound = {
+        **base,
+        "id": "t/x/bound",
+        "stated": {"value": "1", "relation": "<"},
+        "check": {"cube": "c", "var": "x", "sel": {"k": "b"}},
+    }
+    found = {e["id"] for e, _ in mutation.survivors([exact, gap, wide, bound], c)}
+    assert found == {"t/x/wide"}
