@@ -24,3 +24,4 @@ rule all:
     input:
         "results/claims.csv",
         "figures/index.html",
+    localrule: True

@@ -74,3 +74,17 @@ def test_one_equation_and_whitening():
     white = mr.whitening_facts(rng)
     assert white["whitened_moment_gap"] < 1e-10 and white["one_factor_gap"] < 1e-10
     assert white["inverse_only_moment_gap"] > 1e-3
+
+
+def test_edit_objective_is_half_the_mean_squared_change():
+    """D17: fresh keys with second moment C give E|Delta k|^2 = tr(Delta C Delta^T), twice
+    the note's objective (1/2) tr(Delta C Delta^T); d random keys already give a full-rank C."""
+    out = mr.edit_objective_facts(np.random.default_rng(0), d=6, n_keys=200_000)
+    assert abs(out["edit_sq_change_over_trace"] - 1) < 0.02
+    assert abs(out["edit_sq_change_over_objective"] - 2) < 0.04
+    assert out["second_moment_rank_at_d"] == 6
+
+
+def test_least_squares_minimiser_meets_the_normal_equations():
+    out = mr.solve_facts(np.random.default_rng(1))
+    assert out["ls_lstsq_gradient"] < 1e-12

@@ -29,6 +29,23 @@ def test_factorisation_dimension():
     assert rank == 2 * (12 - 2) and entries - rank == 4
 
 
+def test_gauge_orbit_fills_the_null_space():
+    """The G directions are d_k^2 independent directions inside the Jacobian's null space; a
+    wrong sign on the key side would leave the null space."""
+    for d, d_k in ((6, 3), (8, 4)):
+        rank, outside, image = ha.gauge_orbit(np.random.default_rng(0), d, d_k)
+        assert rank == d_k**2 and outside == 0 and image < 1e-12
+
+
+def test_cross_term_matches_mixed_difference():
+    assert ha.cross_term_gap(np.random.default_rng(0), 8) < 1e-6
+
+
+def test_jacobian_checks_are_independent():
+    out = ha.jacobian_checks(np.random.default_rng(0))
+    assert 0 < out["jacobian_trace_gap"] < 1e-8 and out["top_bound_slack"] >= 0
+
+
 def test_rotation_and_heads_sum():
     pe = ha.sinusoidal(10, 8)
     assert np.allclose(ha.shift_rotation(4, 8) @ pe[3], pe[7], atol=1e-14)
@@ -51,6 +68,7 @@ def test_saturation_statistics_move_with_the_scale():
     assert abs(out["score_var"] - 64) < 3 and abs(out["scaled_var"] - 1) < 0.05
     assert out["trace_raw"] < 0.3 < 0.8 < out["trace_scaled"] < out["trace_max"] == 0.9375
     assert math.isclose(ss.expected_top_gap(2), 2 / math.sqrt(math.pi), rel_tol=1e-9)
+    assert out["entropy_raw_first_2dp"] == round(out["entropy_raw_first"], 2)
 
 
 def test_hand_block_worked_example():

@@ -39,6 +39,7 @@ def test_pointer_matches_its_closed_form_and_the_printed_values():
     assert round(out["window_cost"], 3) == round(math.log(7), 3)
     assert round(out["bag_cost"], 3) == 3.689
     assert round(out["beta_needed"], 2) == 7.43
+    assert abs(out["beta_needed_solved"] - out["beta_needed"]) < 1e-9
     assert out["reorder_change"] < 1e-12
 
 
@@ -58,6 +59,8 @@ def test_max_entropy_check_and_gradient_check():
     assert np.allclose(out["responsibility"][[1, 4]], [0.182, 0.818], atol=5e-4)
     assert out["grad_fd_gap"] < 1e-6 and out["fisher_gap"] < 1e-12
     assert math.isclose(out["dh_dsbar"], -3.0, rel_tol=1e-6)
+    assert out["fisher_fd_gap"] < 1e-6
+    assert out["holders_raised_fd"] == 1 and out["others_lowered_fd"] == 1
 
 
 def test_wrong_gradient_formula_is_caught():

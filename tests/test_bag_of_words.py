@@ -107,3 +107,16 @@ def test_a_changed_document_turns_the_naive_bayes_claims_red(monkeypatch):
     flipped = {i for i in before if before[i] == "reproduced" and after[i] == "discrepant"}
     assert "first-principles/A2/nb-posterior" in flipped
     assert "first-principles/A2/nb-odds" in flipped
+
+
+def test_printed_draw_is_possible_and_draws_are_kept():
+    out = bw.printed_text(8, 6)
+    assert out["draw_possible"] == 1.0
+    gen = bw.bag_generate(0, np.random.default_rng(0), 8, 6, 3, 13, 50)
+    assert gen["kind_count_draws"].shape == (50, 4)
+    assert np.all(gen["kind_count_draws"].sum(axis=1) == 13)
+    assert np.array_equal(gen["kind_count_draws"][0], gen["kind_count"])
+
+
+def test_counted_template_cost_is_ln_n():
+    assert bw.bag_enumeration(3, 2, 2)["template_cost_is_ln_n"] == 1.0

@@ -86,3 +86,16 @@ def test_n_log_n_root():
 def test_exp_series_gap_is_rounding_and_a_short_series_is_not():
     assert sc.exp_series_gap(8.0, 80) < 1e-13
     assert sc.exp_series_gap(8.0, 10) > 1e-3
+
+
+def test_capacity_checks_scaled_draws_are_extra_draws_of_the_check():
+    """The per-seed draws of the rescaled-keys Check come after every other output, so adding
+    them leaves the single-draw outputs unchanged; each draw is a fresh instance of the Check."""
+    args = (20, 6, 3.0, 0.7, 1.24, 1000.0, 3, 1.0, 4, 50, 2, 5, 0.1, 0.2, 16)
+    out = sc.capacity_checks(0, *args, np.random.default_rng(3))
+    assert out["scaled_gap_draws"].shape == (sc.SCALED_DRAWS,)
+    g = np.random.default_rng(3)
+    first = sc.kernel_and_energy(g, 20, 6, 3.0, 0.7, 1.24)
+    assert out["scaled_gap"] == first["scaled_gap"]
+    assert np.all(out["scaled_gap_draws"] > 0) and np.ptp(out["scaled_gap_draws"]) > 0
+    assert np.all(out["scaled_read_norm_draws"] > 0)

@@ -79,6 +79,7 @@ def test_toylang_readers_gate_and_cache():
     assert np.all(acc[1, 2] == 1.0)  # gated least squares, 4 pairs in 8 dimensions
     assert acc[0, 0, -1] < acc[0, 0, 0] - 0.2  # every word written: the state forgets
     assert np.all(acc[0, 3] > 0.98)  # the softmax cache keeps the first word
+    assert np.allclose(out["wrong_share"], 1.0 - acc)
 
 
 def test_a_small_cache_beta_loses_the_first_word():

@@ -95,6 +95,12 @@ def test_parallel_scan_equals_the_loop_in_log_rounds(n):
     assert rounds == (math.ceil(math.log2(n)) if n > 1 else 0)
 
 
+@pytest.mark.parametrize("n", [1, 2, 3, 8, 50, 64])
+def test_rounds_needed_is_ceil_log2(n):
+    rng = np.random.default_rng(n)
+    assert rs.rounds_needed(rng, n) == (math.ceil(math.log2(n)) if n > 1 else 0)
+
+
 def test_lookback_jacobian_form():
     assert rs.lookback_jacobian_gap(np.random.default_rng(3), 4, 3) < 1e-6
 
@@ -149,3 +155,26 @@ def test_mean_squared_interference_is_m_minus_one_over_d():
     d, m = 16, 32
     out = rk.read_memory(np.random.default_rng(4), d, m, 8, 4000, 10, 0)
     assert out["noise_sq"] / ((m - 1) / d) - 1 == pytest.approx(0.0, abs=0.03)
+
+
+def test_leak_grows_with_the_number_of_memories():
+    """The summed |overlap| of the other keys rises from each figure load to the next."""
+    out = rk.random_key_memory(
+        seed=0,
+        N=8,
+        trials=50,
+        queries=4,
+        d_min=8,
+        n_widths=2,
+        ratio_step=0.5,
+        figure_ratio_max=2,
+        far_step=1,
+        ratio_max=3,
+        ls_width=8,
+        ls_trials=5,
+        value_dim=4,
+        moment_samples=100,
+        rng=np.random.default_rng(0),
+    )
+    assert out["leak_growth_min"].shape == (2,)
+    assert np.all(out["leak_growth_min"] > 0)

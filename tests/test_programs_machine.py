@@ -157,3 +157,22 @@ def test_clause_names_distinct_rule():
     names = np.stack([x, y, a, b], axis=1)
     assert all(len(set(row)) == 4 for row in names.tolist())
     assert set(a.tolist()) == set(range(6))
+
+
+def test_ablation_draws_counts():
+    right, caption = tm.ablation_draws(12.0, 48, 20, 50, 30, seed=1, draws=24)
+    assert right.shape == (24, len(tm.DRAW_CASES), 2)
+    case = {c: i for i, c in enumerate(tm.DRAW_CASES)}
+    clause = right[:, case[("no_position", "clause_independent")]]
+    assert np.all(clause <= 50) and clause[:, 0].mean() > 40 > clause[:, 1].mean()
+    coin = right[:, case[("no_layer1", "plain")], 0]
+    assert coin.min() > 0 and coin.max() < 50 and abs(coin.mean() - 25) < 6
+    assert np.all(caption <= right) and np.all(caption <= 30)
+
+
+def test_all_pairs_right_counts_every_pair():
+    right, made = tm.all_pairs_right(5, 12.0, (0, 3))
+    assert made == 5 * 4 * 2 * 2
+    assert right == made
+    low, _ = tm.all_pairs_right(5, 0.5, (3,))
+    assert low < 5 * 4 * 2

@@ -99,3 +99,10 @@ def test_changing_one_typed_weight_turns_the_head_claims_red(monkeypatch):
     assert "every-word/score-square/shares-row-2" in flipped
     assert "every-word/sqrt-divide/noscale-row-2" in flipped
     assert len(flipped) >= 10
+
+
+def test_shift_invariance_through_the_unshifted_softmax():
+    out = sh.single_head(scale=1, wq_3_1=0.5)
+    assert out["shift_gap_naive"] < 1e-12
+    assert out["shift_cancels_gap"] < 1e-12
+    assert out["shift_gap_naive"] >= 0.0

@@ -1,4 +1,5 @@
-# The claims table (registry judged against the cubes) and the figure gallery.
+# The claims table (registry judged against the cubes) and the figure gallery; both run where
+# Snakemake runs (localrule), never in a cluster queue.
 
 from attnmem.claims import cubes_named_in, registry_files
 
@@ -20,6 +21,7 @@ rule claims:
         "logs/claims.log",
     benchmark:
         "logs/benchmarks/claims.tsv"
+    localrule: True
     conda:
         "../../environment.yml"
     threads: 1
@@ -41,6 +43,7 @@ rule gallery:
         "logs/gallery.log",
     benchmark:
         "logs/benchmarks/gallery.tsv"
+    localrule: True
     conda:
         "../../environment.yml"
     threads: 1

@@ -1,5 +1,6 @@
 # One rule per figure group (see attnmem.figures.catalog): a group is drawn by one job, so
-# matplotlib is imported once per group rather than once per figure.
+# matplotlib is imported once per group rather than once per figure. Figures are drawn where
+# Snakemake runs (localrule), never sent to a cluster queue.
 
 for _group in catalog.groups():
 
@@ -15,6 +16,7 @@ for _group in catalog.groups():
             f"logs/figures_{_group}.log",
         benchmark:
             f"logs/benchmarks/figures_{_group}.tsv"
+        localrule: True
         conda:
             "../../environment.yml"
         threads: 1

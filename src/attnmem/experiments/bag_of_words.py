@@ -19,6 +19,7 @@ from .softmax import entropy_nats
 from .true_process import PRINTED, printed_sentences
 
 KINDS = ("names", "thing", "fillers", "template words")
+KEPT_DRAWS = 400  # single draws kept per seed, to place one printed draw among them
 
 
 # ----------------------------------------------------------------------------- the fitted bag
@@ -157,8 +158,12 @@ def bag_enumeration(N: int, L: int, F: int) -> dict:
     costs = bag_cost(s, theta)
     kind = kind_of_tokens(N, F)[s]
     composition = np.stack([(kind == k).sum(axis=1) for k in range(len(KINDS))], axis=1)
+    template = np.array([tl.token_ids(N)[w] for w in tl.TEMPLATE])
     out = {
         "theta_gap": float(np.max(np.abs(theta - closed))),
+        "template_cost_is_ln_n": float(
+            np.allclose(-np.log(theta[template]), math.log(s.shape[1]), rtol=0, atol=1e-12)
+        ),
         "theta_sum": float(theta.sum()),
         "copy_nats": float(np.mean(-np.log(theta[:N]))),
         "copy_formula_gap": float(
@@ -263,7 +268,10 @@ def bag_generate(
     kinds = (kind[tokens][:, :, None] == np.arange(len(KINDS))).sum(axis=1)
     words = (tokens[:, :, None] == template).sum(axis=1)
     sentences = tl.sentence_mask(tokens, N, F) if draws == tl.length(L) else np.zeros(repeats)
+    kept = min(repeats, KEPT_DRAWS)
     return {
+        "kind_count_draws": kinds[:kept].astype(float),
+        "template_count_draws": words[:kept].astype(float),
         "kind_count": kinds[0].astype(float),
         "kind_mean": kinds.mean(axis=0),
         "kind_expected": np.array([draws * theta[kind == k].sum() for k in range(len(KINDS))]),
@@ -274,8 +282,10 @@ def bag_generate(
     }
 
 
-# first-principles line 229: the 13 tokens the note's fitted bag drew for one seed (data).
+# first-principles line 229: the 13 tokens the note's fitted bag drew for one seed (data), and
+# the gap of the bag it was drawn from (line 228).
 PRINTED_DRAW = "now then Flo well Cy so yes a thanked Flo then ok now"
+PRINTED_DRAW_GAP = 3
 
 
 def thanked_name_seen(tokens: np.ndarray, n_names: int) -> bool:
@@ -302,6 +312,7 @@ def printed_text(N: int, F: int) -> dict:
         "draw_template_count": (tokens[:, None] == template).sum(axis=0).astype(float),
         "draw_length": float(len(tokens)),
         "draw_is_sentence": float(tl.sentence_mask(tokens[None, :], N, F)[0]),
+        "draw_possible": float(np.all(closed_form_bag(N, F, PRINTED_DRAW_GAP)[tokens] > 0)),
         "draw_has_gave": float(np.any(tokens == ids["gave"])),
         "draw_thanked_name_seen": float(thanked_name_seen(tokens, N)),
     }
@@ -464,6 +475,11 @@ EXPERIMENTS = [
         outputs=(
             Output("theta_gap", "largest |counted - closed-form| frequency", "1"),
             Output("theta_sum", "sum of the counted frequencies", "1"),
+            Output(
+                "template_cost_is_ln_n",
+                "1 if the counted bag charges every template word ln of the sentence length",
+                "1",
+            ),
             Output("copy_nats", "counted bag's cost of a copied name", "nats"),
             Output("copy_formula_gap", "largest |counted copy cost - ln((10+L)N/4)|", "nats"),
             Output("sentence_nats_min", "smallest bag cost over all sentences", "nats"),
@@ -560,6 +576,18 @@ EXPERIMENTS = [
                 "template_expected", "expected draws of each template word", "tokens", ("template",)
             ),
             Output("fraction_sentence", "fraction of the draws that are ToyLang sentences", "1"),
+            Output(
+                "kind_count_draws",
+                "tokens of each kind in each of the first draws",
+                "tokens",
+                ("draw", "kind"),
+            ),
+            Output(
+                "template_count_draws",
+                "each template word in each of the first draws",
+                "tokens",
+                ("draw", "template"),
+            ),
         ),
         coords={"kind": KINDS, "template": tl.TEMPLATE},
         sections=("first-principles: A2, what the bag generates (lines 228-230)",),
@@ -597,6 +625,11 @@ EXPERIMENTS = [
             ),
             Output("draw_length", "tokens in the printed bag draw", "tokens"),
             Output("draw_is_sentence", "1 if the printed bag draw is a sentence", "1"),
+            Output(
+                "draw_possible",
+                "1 if every token of the printed draw has positive frequency in the L = 3 bag",
+                "1",
+            ),
             Output("draw_has_gave", "1 if the printed bag draw contains 'gave'", "1"),
             Output(
                 "draw_thanked_name_seen",

@@ -124,6 +124,27 @@ def factorisation_dims(rng: np.random.Generator, d: int, d_k: int) -> tuple[int,
     return int(np.linalg.matrix_rank(jac)), 2 * d * d_k
 
 
+def gauge_orbit(rng: np.random.Generator, d: int, d_k: int) -> tuple[int, int, float]:
+    """The directions of the G's at a random (W_Q, W_K), found from the group itself and not
+    from the count: G = I + eps E moves (W_Q, W_K) along (W_Q E, -W_K E^T). Returns the number
+    of independent such directions (d_k^2 when the action is free), how many dimensions they
+    add to the Jacobian's null space (0 when every one leaves W_Q W_K^T unchanged) and the
+    largest image of a unit orbit direction under the Jacobian."""
+    WQ, WK = rng.standard_normal((d, d_k)), rng.standard_normal((d, d_k))
+    eye = np.eye(d)
+    jac = np.hstack([np.kron(WK, eye), np.kron(eye, WQ)])
+    tangents = []
+    for E in np.eye(d_k * d_k).reshape(d_k * d_k, d_k, d_k):
+        dWQ, dWKt = WQ @ E, -(WK @ E.T).T  # the second block of jac takes vec(dWK^T)
+        tangents.append(np.concatenate([dWQ.ravel(order="F"), dWKt.ravel(order="F")]))
+    T = np.array(tangents).T
+    T = T / np.linalg.norm(T, axis=0)
+    rank = int(np.linalg.matrix_rank(jac))
+    null = np.linalg.svd(jac)[2][rank:].T  # an orthonormal basis of the null space
+    outside = int(np.linalg.matrix_rank(np.hstack([null, T]))) - null.shape[1]
+    return int(np.linalg.matrix_rank(T)), outside, float(np.max(np.abs(jac @ T)))
+
+
 # ----------------------------------------------------------------------------- the score
 
 
@@ -154,6 +175,24 @@ def expansion_order(rng: np.random.Generator, d: int) -> float:
     return float(np.log2(remainder(1e-2) / remainder(5e-3)))
 
 
+def cross_term_gap(rng: np.random.Generator, d: int, h: float = 1e-4) -> float:
+    """The bilinear cross term of the additive score, u^T C v with C = W1^T diag(w s'') W2,
+    against the mixed second difference of the score itself in the directions u (query side)
+    and v (key side); relative to the size of the cross term."""
+    W1, W2 = rng.standard_normal((d, d)) / np.sqrt(d), rng.standard_normal((d, d)) / np.sqrt(d)
+    w = rng.standard_normal(d)
+    x0, y0 = rng.standard_normal(d), rng.standard_normal(d)
+    u, v = rng.standard_normal(d), rng.standard_normal(d)
+    t = np.tanh(W1 @ x0 + W2 @ y0)
+    cross = float(u @ (W1.T @ np.diag(w * (-2 * t * (1 - t**2))) @ W2) @ v)
+
+    def f(a, b):
+        return additive_score(x0 + a * u, y0 + b * v, W1, W2, w)
+
+    mixed = (f(h, h) - f(h, -h) - f(-h, h) + f(-h, -h)) / (4 * h * h)
+    return abs(mixed - cross) / max(abs(cross), 1e-12)
+
+
 def jacobian_checks(rng: np.random.Generator, m: int = 16) -> dict:
     """Trace identity, finite-difference agreement, the saturated limit and the top-weight bound."""
     s = rng.standard_normal(m) * 2.0
@@ -171,11 +210,14 @@ def jacobian_checks(rng: np.random.Generator, m: int = 16) -> dict:
     row_shift = rng.standard_normal()
     key_bias = rng.standard_normal(m)
     return {
-        "jacobian_trace_gap": float(abs(np.trace(J) - (1 - np.sum(a**2)))),
+        # the trace of the finite-difference Jacobian (not of the formula) against 1 - sum a^2
+        "jacobian_trace_gap": float(abs(np.trace(fd) - (1 - np.sum(a**2)))),
         "jacobian_fd_gap": float(np.max(np.abs(J - fd))),
         "jacobian_saturated_trace": float(np.trace(sat)),
         "jacobian_onehot_norm": float(np.max(np.abs(onehot))),
-        "top_bound_slack": float(np.min(top - bound)),
+        # least slack over the rows that are not saturated (where top and bound both round
+        # to 1 the inequality is empty)
+        "top_bound_slack": float(np.min((top - bound)[bound < 1.0 - 1e-9])),
         "row_constant_gap": float(np.max(np.abs(softmax(s + row_shift) - a))),
         "key_bias_change": float(np.max(np.abs(softmax(s + key_bias) - a))),
     }
@@ -411,10 +453,14 @@ def head_algebra(d: int, n: int, n_h: int, d_ff_mult: int, t_max: int, rng) -> d
     out = gauge_gaps(rng, X, w)
     fam, entries = factorisation_dims(rng, d, d_k)
     out["family_dim_gap"] = float(fam - d_k * (2 * d - d_k))
-    out["gauge_dim_gap"] = float(entries - fam - d_k**2)
+    orbit_rank, outside, orbit_image = gauge_orbit(rng, d, d_k)
+    out["gauge_dim_gap"] = float(orbit_rank - d_k**2)
+    out["gauge_null_gap"] = float(outside)
+    out["gauge_orbit_image"] = orbit_image
     out["score_rank_minus_dk"] = float(np.linalg.matrix_rank(w["WQ"] @ w["WK"].T) - d_k)
     out["write_rank_minus_dv"] = float(np.linalg.matrix_rank(w["WV"] @ w["WO"]) - d_k)
     out["expansion_order"] = expansion_order(rng, d)
+    out["cross_term_gap"] = cross_term_gap(rng, d)
     out.update(jacobian_checks(rng))
     per_heads = [heads_as_sum(rng, n, d, h) for h in HEADS]
     for key in ("sum_gap", "factor_gap", "write_rank_minus_dk", "params_over_d2"):
@@ -446,15 +492,18 @@ EXPERIMENTS = [
             _o("qknorm_gauge_gap", "the same with q and k normalised"),
             _o("qknorm_orthogonal_gap", "QK-norm, G orthogonal"),
             _o("family_dim_gap", "Jacobian rank of the factorisation minus d_k(2d - d_k)"),
-            _o("gauge_dim_gap", "2 d d_k minus that rank, minus d_k^2"),
+            _o("gauge_dim_gap", "independent directions of the G's at a point, minus d_k^2"),
+            _o("gauge_null_gap", "dimensions those directions add to the Jacobian's null space"),
+            _o("gauge_orbit_image", "largest image of a unit G direction under the Jacobian"),
             _o("score_rank_minus_dk", "rank of W_Q W_K^T minus d_k"),
             _o("write_rank_minus_dv", "rank of W_V W_O minus d_v"),
             _o("expansion_order", "order in eps of the remainder of the two-argument expansion"),
-            _o("jacobian_trace_gap", "|trace of the softmax Jacobian - (1 - sum a^2)|"),
+            _o("cross_term_gap", "relative gap, analytic cross term against a mixed difference"),
+            _o("jacobian_trace_gap", "|trace of the finite-difference Jacobian - (1 - sum a^2)|"),
             _o("jacobian_fd_gap", "largest gap between the Jacobian and finite differences"),
             _o("jacobian_saturated_trace", "trace of the Jacobian at scores times 50"),
             _o("jacobian_onehot_norm", "largest entry of the Jacobian at a one-hot a"),
-            _o("top_bound_slack", "least (largest weight - 1/(1+(m-1)e^-gap)) over rows"),
+            _o("top_bound_slack", "least (top weight - 1/(1+(m-1)e^-gap)), unsaturated rows"),
             _o("row_constant_gap", "weight change when a constant is added to the row"),
             _o("key_bias_change", "weight change when each key gets its own bias"),
             _o("heads_sum_gap", "concatenated heads times W_O minus the per-head sum", ("heads",)),

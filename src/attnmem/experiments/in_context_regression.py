@@ -310,7 +310,13 @@ def icl_stack_gd(
     d11_step = np.abs(hebb - wv[1]).max()
     mm_pred_gap = np.abs(-sv[:, -1, d:] - np.einsum("lod,d->lo", wv, x_q)).max()
 
+    # first-principles line 1224: one step from Theta_0 = 0 on the mean loss, with the gradient
+    # taken by finite differences, against the printed (eta/m) sum y_i x_i^T.
+    grad0 = _fd_gradient(lambda t: mean_loss(t[None], x, y)[0], np.zeros((1, d)))
+    one_step_fd_gap = float(np.abs(-eta * grad0 - eta / m * y.T @ x).max())
+
     return {
+        "one_step_fd_gap": one_step_fd_gap,
         "x": x[:, 0],
         "y": y[:, 0],
         "x_q": float(x_q[0]),
@@ -404,6 +410,11 @@ EXPERIMENTS = [
         grid=("d", "seed"),
         params=("m", "d_out", "eta", "layers", "long_layers", "noise"),
         outputs=(
+            Output(
+                "one_step_fd_gap",
+                "largest |-eta grad_fd L(0) - (eta/m) sum y_i x_i^T| (one step from zero)",
+                "1",
+            ),
             Output("x", "first input coordinate of each example", "1", ("example",)),
             Output("y", "label of each example", "1", ("example",)),
             Output("x_q", "first query coordinate", "1"),

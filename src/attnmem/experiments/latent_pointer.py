@@ -228,6 +228,15 @@ def latent_pointer(L: int, beta: float, rng: np.random.Generator, epsilon: float
         "second_at": float(pos["Y"]),
         "template_ok": float(tokens[m - 1] == ids["thanked"] and tokens[m2 - 1] == ids["then"]),
         "beta_needed": math.log((m - 1) / math.expm1(epsilon)),
+        "beta_needed_solved": brentq(
+            lambda b: (
+                -math.log(pointer_read(prefix, keys, np.array([1.0, 0.0]), b, vocab)[1][x])
+                - epsilon
+            ),
+            0.0,
+            100.0,
+            xtol=1e-12,
+        ),
         "reorder_change": moved,
         "posterior_source": float(posterior[0]),
         "window_cost": window_cost(L, window),
@@ -363,6 +372,12 @@ def pointer_gradient(beta: float, rng: np.random.Generator, m: int) -> dict:
         "vector_fd_gap": float(np.max(np.abs(vec_fd - vec_formula))),
         "holders_raised": float(np.all(formula[GRAD_HOLDERS == 1] >= 0)),
         "others_lowered": float(np.all(formula[GRAD_HOLDERS == 0] < 0)),
+        # Fisher's identity by a second route: the complete-data gradient beta (e_J - a) of
+        # each position J, averaged under the posterior r, against the finite differences.
+        "fisher_fd_gap": float(np.max(np.abs(r @ (beta * (np.eye(len(g)) - w)) - fd))),
+        # The signs of the gradient read from the finite differences, not from the formula.
+        "holders_raised_fd": float(np.all(fd[GRAD_HOLDERS == 1] > 0)),
+        "others_lowered_fd": float(np.all(fd[GRAD_HOLDERS == 0] < 0)),
     }
 
 
@@ -459,6 +474,11 @@ EXPERIMENTS = [
             Output("second_at", "position of the second name", "1"),
             Output("template_ok", "1 if 'thanked' and 'then' sit just before the names", "1"),
             Output("beta_needed", "smallest beta with cost below epsilon", "1"),
+            Output(
+                "beta_needed_solved",
+                "beta at which the pointer's own cost equals epsilon (root of the cost)",
+                "1",
+            ),
             Output("reorder_change", "largest change of the cost over reorderings", "nats"),
             Output("posterior_source", "posterior weight of the source given the answer", "1"),
             Output("window_cost", "cost of the final name for a window table", "nats"),
@@ -508,6 +528,13 @@ EXPERIMENTS = [
             Output("vector_fd_gap", "largest error of beta a_i (v_i - o).g", "1"),
             Output("holders_raised", "1 if every holder's gradient is >= 0", "1"),
             Output("others_lowered", "1 if every other position's gradient is < 0", "1"),
+            Output(
+                "fisher_fd_gap",
+                "posterior average of beta (e_J - a) minus the finite-difference gradient",
+                "1",
+            ),
+            Output("holders_raised_fd", "1 if every holder's finite-difference gradient > 0", "1"),
+            Output("others_lowered_fd", "1 if every other finite-difference gradient is < 0", "1"),
         ),
         coords={"tie_item": (1, 2, 3), "item3": (1, 2, 3), "item7": tuple(range(1, 8))},
         sections=(

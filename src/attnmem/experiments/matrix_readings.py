@@ -394,6 +394,10 @@ def solve_facts(rng) -> dict:
         "singular_min_sv": float(np.linalg.svd(singular, compute_uv=False)[-1]),
         "ls_gradient": rel_gap(tall.T @ (tall @ x_ls - y), np.zeros(4)),
         "ls_pinv_gap": rel_gap(x_ls, np.linalg.pinv(tall) @ y),
+        # the minimiser found by an SVD least-squares solver, not by the normal equations
+        "ls_lstsq_gradient": rel_gap(
+            tall.T @ (tall @ np.linalg.lstsq(tall, y, rcond=None)[0] - y), np.zeros(4)
+        ),
         "minnorm_solves_gap": rel_gap(wide @ x_mn, z),
         "minnorm_pinv_gap": rel_gap(x_mn, np.linalg.pinv(wide) @ z),
         "minnorm_beaten": float(
@@ -439,6 +443,28 @@ def expected_interference(coefs: np.ndarray, d: int, mean_shift: float) -> float
     idx = np.array(list(itertools.product(range(2 * d), repeat=n)))  # (2d)^n draws
     total = np.einsum("i,sij->sj", coefs, basis[idx])
     return float(np.mean(np.sum(total**2, axis=1)) - np.sum(coefs**2))
+
+
+def edit_objective_facts(rng, d: int = 8, n_keys: int = 20000) -> dict:
+    """D17 on a random instance: the rank-one edit Delta = r (C^-1 k*)^T / (k*^T C^-1 k*) for a
+    random symmetric positive definite C; the mean squared change E|Delta k|^2 over fresh keys
+    drawn with second moment C (an independent sample, not the keys C is made from), over the
+    note's objective (1/2) tr(Delta C Delta^T) and over tr(Delta C Delta^T); and the rank of the
+    second-moment matrix of exactly d random keys (is d samples enough for an invertible C?)."""
+    g = rng.standard_normal((d, d))
+    c = g @ g.T / d + 0.1 * np.eye(d)
+    kstar, r = rng.standard_normal(d), rng.standard_normal(d)
+    cinv_k = np.linalg.solve(c, kstar)
+    delta = np.outer(r, cinv_k) / (kstar @ cinv_k)
+    keys = rng.standard_normal((n_keys, d)) @ np.linalg.cholesky(c).T  # E[k k^T] = C
+    mean_sq = float(np.mean(np.sum((keys @ delta.T) ** 2, axis=1)))
+    trace = float(np.trace(delta @ c @ delta.T))
+    samples = rng.standard_normal((d, d))
+    return {
+        "edit_sq_change_over_objective": mean_sq / (0.5 * trace),
+        "edit_sq_change_over_trace": mean_sq / trace,
+        "second_moment_rank_at_d": float(rank(samples.T @ samples)),
+    }
 
 
 def linalg_toolkit(rng, seed: int) -> dict:
@@ -497,6 +523,7 @@ def linalg_toolkit(rng, seed: int) -> dict:
         "interference_gap_zero_mean": expected_interference(coefs, 2, 0.0),
         "interference_gap_shifted": expected_interference(coefs, 2, 0.5),
         "interference_sum_c2": float(np.sum(coefs**2)),
+        **edit_objective_facts(rng),  # drawn last, so the draws above are unchanged
     }
 
 
@@ -655,6 +682,25 @@ EXPERIMENTS = [
                 ("singular_min_sv", "its smallest singular value", "1", ()),
                 ("ls_gradient", "gradient of |Ax-b|^2 at the normal-equation solution", "1", ()),
                 ("ls_pinv_gap", "normal-equation solution minus pinv(A) b", "1", ()),
+                (
+                    "edit_sq_change_over_objective",
+                    "D17: sampled E|Delta k|^2 over (1/2) tr(Delta C Delta^T)",
+                    "1",
+                    (),
+                ),
+                (
+                    "edit_sq_change_over_trace",
+                    "D17: sampled E|Delta k|^2 over tr(Delta C Delta^T)",
+                    "1",
+                    (),
+                ),
+                ("second_moment_rank_at_d", "rank of the second moment of d keys in R^d", "1", ()),
+                (
+                    "ls_lstsq_gradient",
+                    "gradient of |Ax-b|^2 at the SVD least-squares minimiser",
+                    "1",
+                    (),
+                ),
                 ("minnorm_solves_gap", "A x_mn minus b", "1", ()),
                 ("minnorm_pinv_gap", "A^T (A A^T)^-1 b minus pinv(A) b", "1", ()),
                 ("minnorm_beaten", "other exact solutions with a smaller norm", "1", ()),

@@ -164,6 +164,12 @@ def window_staircase(N: int, F: int, L: int, r_max: int, max_enumerated: int) ->
         zero_y = float(np.flatnonzero(enum_y[1:] < 1e-12)[0] + 1)
     rows = contexts_to_zero(N, F, L)
     vocab = tl.vocab_size(N, F)
+    growth_enumerated = np.nan
+    if enumerated and tl.n_sentences(N, F, L + 1) <= max_enumerated:
+        # distinct prefixes in front of X, counted in the languages with L and L+1 fillers
+        longer = tl.enumerate_sentences(N, F, L + 1)
+        more = len(np.unique(row_keys(longer[:, : tl.copy_positions(L + 1)["X"]])))
+        growth_enumerated = more / n_distinct
     return {
         "cost_X": cost_x,
         "cost_Y": cost_y,
@@ -181,6 +187,7 @@ def window_staircase(N: int, F: int, L: int, r_max: int, max_enumerated: int) ->
         "contexts_enumerated": float(n_distinct),
         "log10_contexts": math.log10(rows),
         "context_growth": contexts_to_zero(N, F, L + 1) / rows,
+        "context_growth_enumerated": float(growth_enumerated),
         "vocab": float(vocab),
         "window_rows": np.array([float(vocab) ** r for r in rs]),
         "sentences_to_cover": coupon_collector(rows),
@@ -303,6 +310,12 @@ EXPERIMENTS = [
             ),
             Output("log10_contexts", "log10 of the windows needed to pay 0 on X", "1"),
             Output("context_growth", "factor by which one more filler multiplies them", "1"),
+            Output(
+                "context_growth_enumerated",
+                "the same factor, counted as distinct prefixes in the languages with L and L+1 "
+                "fillers (NaN where the longer one is too large to enumerate)",
+                "1",
+            ),
             Output("vocab", "token types of the language", "1"),
             Output("window_rows", "rows of a table over every window of r tokens", "1", ("r",)),
             Output(

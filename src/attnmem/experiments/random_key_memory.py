@@ -297,6 +297,7 @@ def random_key_memory(
         "guess_accuracy": 1.0 / N,
         "gaussian_at_unit_ratio": gaussian_correct(math.sqrt(1.0 / N), N),
         "leak_total": res["leak"],
+        "leak_growth_min": np.min(np.diff(res["leak"][:, in_figure], axis=1), axis=1),
         "max_rel_dev": float(np.max(np.abs(ratio[:, in_figure] / formula[:, in_figure] - 1))),
         "width_spread": spread,
         "width_spread_max": float(np.max(spread[in_figure])),
@@ -384,6 +385,12 @@ EXPERIMENTS = [
                 "mean total |overlap| of the other keys with the query",
                 "1",
                 ("d", "load"),
+            ),
+            Output(
+                "leak_growth_min",
+                "smallest rise of leak_total from one figure load to the next",
+                "1",
+                ("d",),
             ),
             Output("max_rel_dev", "largest |measured / formula - 1| over the figure's points", "1"),
             Output(

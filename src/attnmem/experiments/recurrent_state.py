@@ -277,14 +277,17 @@ def compose(later: tuple, earlier: tuple) -> tuple:
     return later[0] * earlier[0], later[0] * earlier[1] + later[1]
 
 
-def parallel_scan(lam: np.ndarray, nu: np.ndarray) -> tuple[np.ndarray, int]:
+def parallel_scan(
+    lam: np.ndarray, nu: np.ndarray, max_rounds: int | None = None
+) -> tuple[np.ndarray, int]:
     """Every h_t of h_t = lambda_t h_{t-1} + nu_t (h_0 = 0) by rounds of a parallel scan: in each
     round every position combines its run with the run ending 2^(r-1) positions earlier, all at
-    once (one vectorised operation per round). Returns the states and the rounds used."""
+    once (one vectorised operation per round). Returns the states and the rounds used; with
+    ``max_rounds`` it stops early (the states are then those of the runs reached so far)."""
     run = (np.asarray(lam, dtype=float).copy(), np.asarray(nu, dtype=float).copy())
     n = len(run[0])
     offset, rounds = 1, 0
-    while offset < n:
+    while offset < n and (max_rounds is None or rounds < max_rounds):
         earlier = (
             np.concatenate([np.ones(offset), run[0][:-offset]]),
             np.concatenate([np.zeros(offset), run[1][:-offset]]),
@@ -302,6 +305,22 @@ def sequential_scan(lam: np.ndarray, nu: np.ndarray) -> np.ndarray:
         h = lam[t] * h + nu[t]
         out[t] = h
     return out
+
+
+def rounds_needed(rng: np.random.Generator, n: int) -> float:
+    """The fewest rounds of the scan, stopped early, whose states all agree with the sequential
+    loop (relative gap below 1e-9), on a recurrence with lambda uniform on [0.9, 1] (so that
+    the products a missing round would add are not below rounding). Counted by running the
+    scan with 0, 1, 2, .. rounds, independently of the stopping rule of parallel_scan."""
+    lam = rng.uniform(0.9, 1.0, n)
+    nu = rng.standard_normal(n)
+    looped = sequential_scan(lam, nu)
+    scale = max(1.0, float(np.max(np.abs(looped))))
+    for r in range(n + 1):
+        states, _ = parallel_scan(lam, nu, max_rounds=r)
+        if np.max(np.abs(states - looped)) <= 1e-9 * scale:
+            return float(r)
+    return float("nan")
 
 
 def lookback_jacobian_gap(rng: np.random.Generator, n: int, d: int) -> float:
@@ -342,6 +361,7 @@ def recurrence_scan(n: int, d_state: int, rng) -> dict:
         "scan_error": float(np.max(np.abs(scanned - looped))),
         "bptt_numbers": float(n * d_state),
         "lookback_jacobian_gap": lookback_jacobian_gap(rng, 5, 3),
+        "rounds_needed": rounds_needed(rng, n),
     }
 
 
@@ -431,6 +451,11 @@ EXPERIMENTS = [
         params=("d_state",),
         outputs=(
             Output("rounds", "rounds of the parallel scan", "rounds"),
+            Output(
+                "rounds_needed",
+                "fewest scan rounds whose states all match the sequential loop",
+                "rounds",
+            ),
             Output("ceil_log2", "ceil(log2 n)", "rounds"),
             Output("sequential_steps", "steps of the sequential loop", "steps"),
             Output("scan_error", "largest |scan - loop| over the states", "1"),

@@ -398,6 +398,14 @@ def single_head(scale: int, wq_3_1: float) -> dict:
         "outputs_2_4_identical": float(np.array_equal(w.out[1], w.out[3])),
         "rows_2_4_identical_with_positions": float(np.array_equal(placed[1], placed[3])),
         "shift_gap": float(np.max(np.abs(softmax(w.scaled + 7.0, axis=-1) - w.shares))),
+        # The same shift through the textbook softmax, which subtracts nothing: invariance is
+        # then a property of e^(s + c) / sum e^(s + c), not forced by the code's own shift.
+        "shift_gap_naive": float(
+            np.max(np.abs(naive_softmax(w.scaled + 7.0) - naive_softmax(w.scaled)))
+        ),
+        # The max-shifted softmax against the unshifted formula on the head's own rows: the
+        # subtraction cancels exactly (line 286).
+        "shift_cancels_gap": float(np.max(np.abs(w.shares - naive_softmax(w.scaled)))),
         "query_bias_share_change": float(np.max(np.abs(shares_qbias - w.shares))),
         "key_bias_share_change": float(np.max(np.abs(shares_kbias - w.shares))),
         "other_row_share_change": float(np.max(np.abs(shares_other[1] - w.shares[1]))),
@@ -507,6 +515,14 @@ EXPERIMENTS = [
                 "1 if rows 2 and 4 are still equal after a position code is added",
             ),
             _o("shift_gap", "largest share change when a constant is added to every score"),
+            _o(
+                "shift_gap_naive",
+                "largest change of the unshifted softmax when 7 is added to every score",
+            ),
+            _o(
+                "shift_cancels_gap",
+                "largest gap between the max-shifted and the unshifted softmax of the rows",
+            ),
             _o("query_bias_share_change", "largest share change when 0.5 is added to queries"),
             _o("key_bias_share_change", "largest share change when 0.5 is added to keys"),
             _o(

@@ -105,6 +105,9 @@ def linear_store_errors(d: int, m: int, seed: int, trials: int, rng) -> dict:
         "hebb_isr_formula": float(np.sqrt((m - 1) / d)),
         "lsq_isr": float(np.sqrt(isr2.mean())),
         "lsq_isr_formula": float(np.sqrt(m / d - 1.0)) if past else 0.0,
+        # the same root ratios for one store of m pairs (draw 0), the size exercise 1 describes
+        "hebb_isr_one_store": float(np.sqrt(hebb_sq[0].mean())),
+        "lsq_isr_one_store": float(np.sqrt(isr2[0].mean())),
         "whitening_cancels": d * ((m - 1) / d - (m / d - 1.0)) if past else float("nan"),
         "hebb_weights_draw": hebb_w,
         "lsq_weights_draw": lsq_w,
@@ -550,6 +553,12 @@ EXPERIMENTS = [
             Output("hebb_isr_formula", "sqrt((m - 1) / d)", "1"),
             Output("lsq_isr", "root mean squared interference over signal, least squares", "1"),
             Output("lsq_isr_formula", "sqrt(m / d - 1), m > d", "1"),
+            Output("hebb_isr_one_store", "root mean squared error over signal, one store", "1"),
+            Output(
+                "lsq_isr_one_store",
+                "root mean squared interference over signal, least squares, one store",
+                "1",
+            ),
             Output("whitening_cancels", "d times (Hebbian (m-1)/d minus m/d - 1), m > d", "pairs"),
             Output(
                 "hebb_weights_draw",

@@ -499,6 +499,10 @@ def program_ablation(
                 site = np.argmax(s == word_ids(lemma_names)["then"], axis=1)
                 run = run_machine(machine, s, lemma_names, beta, site[:, None])
                 lemma[i, j] = np.sum(np.argmax(run["logits"][:, 0], axis=1) == answer)
+    draws = np.full((DRAWS, len(DRAW_CASES), len(COPIES)), np.nan)
+    draws_caption = np.full_like(draws, np.nan)
+    if shared_draw >= 0 and beta in DRAW_BETAS:
+        draws, draws_caption = ablation_draws(beta, N, L, sentences, caption_sentences, shared_draw)
     return {
         "right": right,
         "right_caption": right_cap,
@@ -506,7 +510,43 @@ def program_ablation(
         "prob_mean_copies": prob.mean(axis=2),
         "lemma_right": lemma,
         "lemma_assignments": n_assign,
+        "right_draws": draws,
+        "right_draws_caption": draws_caption,
     }
+
+
+# The ablation counts the text prints at beta = 12 (line 1212-1213) are single draws of a random
+# count of ``sentences`` sentences; DRAWS independent draws give their distribution, so that a
+# printed count is judged by its quantile. Drawn only at the text's chosen sharpness.
+DRAWS = 200
+DRAW_BETAS = (12.0,)
+# The two ablations whose printed counts vary from draw to draw (the others are the same on
+# every draw and are read from the shared draw).
+DRAW_CASES = (("no_layer1", "plain"), ("no_position", "clause_independent"))
+DRAW_CHUNK = 25  # draws run as one batch
+
+
+def ablation_draws(
+    beta: float, N: int, L: int, sentences: int, caption_sentences: int, seed: int, draws=DRAWS
+) -> tuple[np.ndarray, np.ndarray]:
+    """(DRAWS, case, copy) counts of right copies over ``sentences`` fresh sentences per draw
+    (and over its first ``caption_sentences``), for the ablated machines of DRAW_CASES; the
+    draws come from their own generator, seeded from ``seed``."""
+    rng = np.random.default_rng([seed, 1212])
+    right = np.zeros((draws, len(DRAW_CASES), len(COPIES)))
+    caption = np.zeros_like(right)
+    for start in range(0, draws, DRAW_CHUNK):
+        n = min(DRAW_CHUNK, draws - start)
+        base = tl.sample_sentences(rng, N, F, L, n * sentences)
+        layouts = clause_layouts(rng, base, N)
+        for c, (machine, layout) in enumerate(DRAW_CASES):
+            s = layouts[layout]
+            sc = score_copies(run_machine(machine, s, N, beta, site_array(s, N)), s, N, True)
+            for k, copy in enumerate(COPIES):
+                ok = sc[copy]["right"].reshape(n, sentences)
+                right[start : start + n, c, k] = ok.sum(axis=1)
+                caption[start : start + n, c, k] = ok[:, :caption_sentences].sum(axis=1)
+    return right, caption
 
 
 def _register_tops(x: np.ndarray, start: int, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -655,7 +695,10 @@ def program_gaps(N: int, L_max: int, rng, beta: float, max_pairs: int) -> dict:
                     right[g, i, j, k] = sc[copy]["right"].mean()
                     min_prob[g, i, j, k] = sc[copy]["prob"].min()
     dist = [tl.copy_positions(g) for g in gaps]
+    r3_right, r3_made = all_pairs_right(N, beta, [g for g in R3_GAPS if g in gaps])
     return {
+        "all_pairs_right": r3_right,
+        "all_pairs_predictions": r3_made,
         "fraction_right": right,
         "all_right": np.nanmin(right, axis=0),
         "min_prob": min_prob,
@@ -672,6 +715,32 @@ def program_gaps(N: int, L_max: int, rng, beta: float, max_pairs: int) -> dict:
         "table_contexts": np.array([float(ngram.contexts_to_zero(N, F, g)) for g in gaps]),
         "ordered_pairs": np.full(len(gaps), float(N * (N - 1))),
     }
+
+
+R3_GAPS = (0, 17, 30)  # first-principles line 1326: every ordered pair at these gaps
+R3_CHUNK = 600  # sentences run at once
+
+
+def all_pairs_right(n_names: int, beta: float, gaps) -> tuple[float, float]:
+    """Copies answered right (argmax) by the program at ``beta`` over every ordered pair of
+    names at each gap (plain sentences, thing and fillers drawn from their own generator),
+    and the number of copies asked: both copies of N(N-1) sentences per gap."""
+    rng = np.random.default_rng([n_names, 1326])
+    x, y = np.array([(i, j) for i in range(n_names) for j in range(n_names) if i != j]).T
+    right = made = 0
+    for g in gaps:
+        t = rng.integers(len(tl.THINGS), size=len(x))
+        fillers = rng.integers(F, size=(len(x), g))
+        s_all = tl.assemble(x, y, t, fillers, n_names)
+        for start in range(0, len(s_all), R3_CHUNK):
+            s = s_all[start : start + R3_CHUNK]
+            sc = score_copies(
+                run_program(s, n_names, beta, sites=site_array(s, n_names)), s, n_names, True
+            )
+            for copy in COPIES:
+                right += int(sc[copy]["right"].sum())
+                made += len(s)
+    return float(right), float(made)
 
 
 def _gaps(L_max: int, **_) -> range:
@@ -827,6 +896,16 @@ EXPERIMENTS = [
             ),
             Output("table_contexts", "contexts a table needs to pay 0 on X", "1", ("L",)),
             Output("ordered_pairs", "ordered pairs of distinct names N(N-1)", "1", ("L",)),
+            Output(
+                "all_pairs_right",
+                "copies right over every ordered pair at L = 0, 17, 30 (plain, beta)",
+                "predictions",
+            ),
+            Output(
+                "all_pairs_predictions",
+                "copies asked over every ordered pair at L = 0, 17, 30",
+                "predictions",
+            ),
         ),
         coords={
             "L": _gaps,
@@ -864,12 +943,26 @@ _ABLATION_OUTPUTS = (
         ("machine", "lemma_sentence"),
     ),
     Output("lemma_assignments", "assignments of four distinct names", "assignments"),
+    Output(
+        "right_draws",
+        "copies right in one draw of `sentences` sentences (beta 12 only)",
+        "sentences",
+        ("draw", "case", "copy"),
+    ),
+    Output(
+        "right_draws_caption",
+        "copies right among the first caption_sentences of one draw (beta 12 only)",
+        "sentences",
+        ("draw", "case", "copy"),
+    ),
 )
 _ABLATION_COORDS = {
     "machine": MACHINES,
     "layout": ABLATION_LAYOUTS,
     "copy": COPIES,
     "lemma_sentence": ("a", "b"),
+    "draw": tuple(range(DRAWS)),
+    "case": tuple(f"{m}.{lay}" for m, lay in DRAW_CASES),
 }
 _ABLATION_PARAMS = ("N", "L", "sentences", "caption_sentences", "lemma_names", "shared_draw")
 EXPERIMENTS += [

@@ -86,6 +86,7 @@ def toylang_readers(
             writes[g, j] = gate.sum(1).mean()
     return {
         "accuracy": acc,
+        "wrong_share": 1.0 - acc,
         "accuracy_min": acc.min(axis=-1),
         "accuracy_max": acc.max(axis=-1),
         "accuracy_change": acc[..., -1] - acc[..., 0],
@@ -107,6 +108,12 @@ EXPERIMENTS = [
             Output(
                 "accuracy",
                 "share of sentences whose first word the reader names",
+                "1",
+                ("gate", "reader", "L"),
+            ),
+            Output(
+                "wrong_share",
+                "share of sentences whose first word the reader gets wrong",
                 "1",
                 ("gate", "reader", "L"),
             ),

@@ -1,0 +1,77 @@
+"""The SLURM path, on a real cluster: the same reduced build through `snakemake --profile
+workflow/profiles/slurm` and through a local run gives identical cubes, bit for bit.
+
+The cluster is a real single-node SLURM with accounting, started by
+``workflow/cluster/slurm-local.sh start`` (as root, on Debian). ``.ci/run`` starts it and sets
+ATTNMEM_REQUIRE_SLURM=1, which makes this test mandatory; elsewhere it is skipped when no
+cluster answers, with a message saying how to start one.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+import xarray as xr
+from conftest import ROOT, snakemake
+
+TARGETS = ["soft_lookup", "head_cost", "score_scale", "bag_costs"]
+ACCOUNT = "attnmem"  # the account slurm-local.sh creates
+
+
+def cluster_up() -> bool:
+    if not shutil.which("scontrol"):
+        return False
+    return subprocess.run(["scontrol", "ping"], capture_output=True).returncode == 0
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    if not cluster_up():
+        if os.environ.get("ATTNMEM_REQUIRE_SLURM"):
+            pytest.fail("ATTNMEM_REQUIRE_SLURM is set but no SLURM controller answers")
+        pytest.skip(
+            "no SLURM cluster: `sudo workflow/cluster/slurm-local.sh start` starts a local one"
+        )
+
+
+@pytest.mark.cluster
+def test_slurm_profile_builds_the_same_cubes_as_a_local_run(cluster, tmp_path, monkeypatch):
+    if not shutil.which("sbatch"):
+        pytest.fail("scontrol answers but sbatch is missing")
+    local, remote = tmp_path / "local", tmp_path / "slurm"
+    config = [
+        "--configfile",
+        str(ROOT / "config/config.yaml"),
+        str(ROOT / "tests/cluster/config.yaml"),
+    ]
+    targets = [f"results/{n}.nc" for n in TARGETS]
+    snakemake(*targets, "--directory", str(local), "--cores", "2", *config)
+    monkeypatch.setenv("ATTNMEM_SLURM_ACCOUNT", ACCOUNT)
+    run = snakemake(
+        *targets,
+        "--directory",
+        str(remote),
+        "--profile",
+        str(ROOT / "workflow/profiles/slurm"),
+        *config,
+    )
+    output = run.stdout + run.stderr
+    jobids = set(re.findall(r"SLURM jobid (\d+)", output))
+    assert jobids, f"nothing was submitted to SLURM:\n{output[-3000:]}"
+    states = subprocess.run(
+        ["sacct", "-n", "-X", "-P", "-o", "JobID,State", "-j", ",".join(sorted(jobids))],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert states and all(s.endswith("|COMPLETED") for s in states), states
+    # Four cubes, one group of experiments: fewer cluster jobs than cubes.
+    assert len(jobids) < len(TARGETS), f"{len(jobids)} cluster jobs for {len(TARGETS)} cubes"
+    for name in TARGETS:
+        a = xr.load_dataset(local / "results" / f"{name}.nc")
+        b = xr.load_dataset(remote / "results" / f"{name}.nc")
+        assert a.identical(b), f"{name}: the cluster cube differs from the local one"
