@@ -452,6 +452,9 @@ def judge_check(
     if isinstance(tol, dict) and "quantile" in tol:
         return _judge_draw(stated, reading, float(tol["quantile"]))
     tols, tol_text = _tolerances(tol, stated, reading)
+    if relation != "=" and tol == "printed":
+        # A bound is the number itself: its printed digits give no slack.
+        tols = [0.0] * len(stated)
     ok = [_agrees(relation, c, p, t) for c, p, t in zip(values, stated, tols, strict=True)]
     diffs = []
     for i, (c, p) in enumerate(zip(values, stated, strict=True)):

@@ -84,12 +84,16 @@ def mutate_for(entry: Mapping):
 
 
 def survivors(entries, cubes: Mapping) -> list[tuple[dict, str]]:
-    """Checked rows whose verdict the mutation leaves unchanged, with that verdict."""
+    """Passing rows (reproduced or conditional) whose verdict the mutation leaves unchanged,
+    with that verdict. A discrepant row is left out: a wrong science moves its value anywhere
+    but onto the stated one, so it stays discrepant whatever its band."""
     out = []
     for e in entries:
         if not claims.checks_of(e):
             continue
         before = claims.judge(e, cubes).verdict
+        if before not in ("reproduced", "conditional"):
+            continue
         after = claims.judge(e, cubes, mutate_for(e)).verdict
         if before == after:
             out.append((e, before))
