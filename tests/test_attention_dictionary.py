@@ -75,3 +75,23 @@ def test_qk_variance_is_dk():
     out = ad.dot_product_scale(64, 0, 4000, np.random.default_rng(4))
     assert abs(out["qk_variance_over_dk"] - 1) < 0.1
     assert abs(out["unit_overlap_sq_times_d"] - 1) < 0.1
+
+
+def test_finite_difference_cross_derivatives_are_negative_and_match_the_jacobian():
+    from attnmem.experiments import attention_dictionary as ad
+
+    logits = np.array([0.3, -1.2, 2.0, 0.1])
+    a = np.exp(logits) / np.exp(logits).sum()
+    out = ad._fd_cross_derivatives(logits, a)
+    assert out["fd_max_cross_derivative"] < 0
+    assert out["fd_cross_gap"] < 1e-9
+
+
+def test_steepness_and_independence_by_sampling():
+    from attnmem.experiments import attention_dictionary as ad
+
+    out = ad.attention_gradients(0, np.random.default_rng(0), 0.7, 0.5, 5, 3.0)
+    assert 0.9 < out["fd_steepest_over_gradient_slope"] <= 1.0
+    assert abs(out["fd_gradient_slope_over_norm"] - 1.0) < 1e-6
+    assert abs(np.mean(out["sampled_product_mean"])) < 0.02
+    assert out["sampled_product_mean"].shape == (20,)

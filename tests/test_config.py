@@ -32,7 +32,10 @@ def test_schema_has_a_block_for_every_experiment():
     assert sorted(blocks) == sorted(registry())
     assert sorted(SCHEMA["properties"]["experiments"]["required"]) == sorted(registry())
     for name, exp in registry().items():
-        assert sorted(blocks[name]["properties"]) == sorted(exp.grid + exp.params), name
+        assert sorted(set(blocks[name]["properties"]) - {"shard"}) == sorted(
+            exp.grid + exp.params
+        ), name
+        assert blocks[name]["properties"]["shard"] == {"$ref": "#/$defs/shard"}, name
 
 
 CASES = {

@@ -107,3 +107,9 @@ def test_delta_write_overwrites_and_additive_write_does_not():
     out = fw.overwrite_errors(np.random.default_rng(0), 8)
     assert out["l2"] < 1e-20
     assert out["additive"] > 1e-3
+
+
+def test_batch_ttt_by_finite_differences_is_linear_attention():
+    from attnmem.experiments import fast_weights as fw_
+
+    assert fw_.ttt_batch_fd_gap(np.random.default_rng(0), 6, 4) < 1e-8

@@ -146,3 +146,28 @@ def test_hebbian_prefix_interference_is_m_minus_one_over_d():
     assert np.allclose(got, want, rtol=0.05)
     # keys twice as long would quadruple the interference: the test can fail
     assert not np.allclose(sc.hebbian_prefix_isr2(2 * keys_s, values, d), want, rtol=0.05)
+
+
+def test_generic_solver_agrees_with_the_closed_forms_and_can_fail():
+    """The lstsq minimiser recalls exactly up to d and not beyond; the SVD projection matches
+    the store's recall matrix, and would not match the Hebbian one."""
+    rng = np.random.default_rng(5)
+    few = sw.linear_store_errors(8, 8, 0, 3, rng)
+    assert few["lsq_solver_max_error"] < 1e-8 and few["lsq_solver_read_gap"] < 1e-6
+    assert few["lsq_solver_offweight_max"] < 1e-8
+    many = sw.linear_store_errors(8, 24, 0, 3, rng)
+    assert many["lsq_solver_max_error"] > 0.1 and many["lsq_solver_offweight_max"] > 0.01
+    assert many["lsq_solver_store_gap"] < 1e-10
+    assert many["recall_svd_gap"] < 1e-10 and many["recall_trace_minus_rank"] < 1e-10
+    K = sw.unit_rows(rng, (24, 8))
+    hebb = sw.reads(sw.hebbian_store(K, np.eye(24)), K)
+    U = np.linalg.svd(K, full_matrices=False)[0]
+    assert np.max(np.abs(hebb - U @ U.T)) > 0.1
+
+
+def test_edit_cost_monte_carlo_follows_the_trace_not_half_of_it():
+    out = sw.edit_cost_monte_carlo(np.random.default_rng(6), 8, 4.0, reps=5, n_keys=20000)
+    for key in ("edit_mc_sq_change_over_trace", "edit_mc_opt_over_closed"):
+        assert np.mean(out[key]) == pytest.approx(1.0, abs=0.03)
+        assert abs(np.mean(out[key]) - 2.0) > 0.5
+    assert np.mean(out["edit_mc_naive_over_closed"]) == pytest.approx(1.0, abs=0.03)

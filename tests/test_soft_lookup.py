@@ -28,3 +28,11 @@ def test_order_blind_without_positions_and_not_with_them():
     out = sl.position_lookup(8.0, 1.0)
     assert out["looks_back"] == 1.0
     assert np.all(out["previous_share"][1:] > 0.99)
+
+
+def test_finite_difference_gradient_matches_formula_and_argmax_has_none():
+    scores, shares, _ = sl.attention_table(sl.QUERIES, sl.KEYS, sl.VALUES, 1.0)
+    fd = sl.finite_difference_self_gradient(scores, 1.0)
+    assert np.allclose(fd, shares * (1 - shares), atol=1e-8)
+    assert fd.min() > 0
+    assert sl.argmax_finite_difference(scores) == 0.0

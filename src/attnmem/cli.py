@@ -38,8 +38,10 @@ def run_experiment(name: str, block: Mapping, global_seed: int, out: str | Path)
     from .cube import run_experiment as run
     from .cube import write_cube
     from .experiments import experiment
+    from .shards import science_block
 
     exp = experiment(name)
+    block = science_block(block)
     log.info("running %s over %s", name, dict(block))
     ds = run(exp, block, global_seed)
     write_cube(ds, out)
@@ -143,6 +145,30 @@ def experiment_job(smk) -> None:
     setup_logging(smk.log[0] if smk.log else None)
     snapshot = json.loads(Path(smk.input.config).read_text())
     run_experiment(snapshot["experiment"], snapshot["block"], snapshot["seed"], smk.output[0])
+
+
+def shard_job(smk) -> None:
+    """One shard: the points of its sub-block, written as a partial cube."""
+    setup_logging(smk.log[0] if smk.log else None)
+    from .cube import run_points, write_cube
+    from .experiments import experiment
+
+    exp = experiment(smk.wildcards.experiment)
+    log.info("running %s shard %s over %s", exp.name, smk.wildcards.shard, dict(smk.params.block))
+    write_cube(run_points(exp, smk.params.block, smk.params.seed), smk.output[0])
+
+
+def gather_job(smk) -> None:
+    """The shards of an experiment joined into its cube."""
+    setup_logging(smk.log[0] if smk.log else None)
+    from .cube import gather, read_cube, write_cube
+    from .experiments import experiment
+
+    exp = experiment(smk.params.experiment)
+    parts = [read_cube(p) for p in smk.input.shards]
+    ds = gather(exp, dict(smk.params.block), smk.params.seed, parts)
+    write_cube(ds, smk.output[0])
+    log.info("gathered %d shards into %s", len(parts), smk.output[0])
 
 
 def figures_job(smk) -> None:

@@ -25,7 +25,40 @@ log = logging.getLogger(__name__)
 
 
 def run_experiment(exp: Experiment, block: Mapping, global_seed: int) -> xr.Dataset:
-    """Call ``exp.func`` at every grid point and stack the results into a labelled Dataset."""
+    """Call ``exp.func`` at every grid point and stack the results into a labelled Dataset,
+    with the provenance of the whole block in its attributes."""
+    ds = run_points(exp, block, global_seed)
+    ds.attrs.update(provenance(exp, block, global_seed, expand_grid(block, exp.grid)))
+    return ds
+
+
+def gather(exp: Experiment, block: Mapping, global_seed: int, parts: list[xr.Dataset]):
+    """Join the shards of a block (each the ``run_points`` of a part of its grid) into the cube
+    ``run_experiment`` would have made in one piece: the same data, coordinates and attributes.
+    Ragged outputs are padded with NaN to the largest shape over all shards, as in one run."""
+    grid = expand_grid(block, exp.grid)
+    ds = xr.combine_by_coords(
+        [p.drop_attrs(deep=False) for p in parts],
+        join="outer",
+        fill_value=np.nan,
+        combine_attrs="drop",
+        data_vars="all",
+        coords="different",
+        compat="no_conflicts",
+    )
+    missing = [k for k, v in grid.items() if ds.sizes.get(k) != len(v)]
+    if missing:
+        raise ValueError(f"{exp.name}: the shards do not cover the grid along {missing}")
+    ds = ds.sel({k: v for k, v in grid.items()})
+    ds = ds[[out.name for out in exp.outputs]]
+    for out in exp.outputs:
+        ds[out.name].attrs = {"long_name": out.long_name, "units": out.units}
+    ds.attrs.update(provenance(exp, block, global_seed, grid))
+    return ds
+
+
+def run_points(exp: Experiment, block: Mapping, global_seed: int) -> xr.Dataset:
+    """The grid of ``block`` (or of a shard's part of it) computed point by point."""
     grid = expand_grid(block, exp.grid)
     params = {k: block[k] for k in exp.params}
     shape = tuple(len(v) for v in grid.values())
@@ -62,9 +95,7 @@ def run_experiment(exp: Experiment, block: Mapping, global_seed: int) -> xr.Data
                 continue
             size = data_vars[out.name].shape[len(grid) + axis]
             coords[dim] = np.asarray(extra_coords.get(dim, range(size)))
-    ds = xr.Dataset(data_vars, coords=coords)
-    ds.attrs.update(provenance(exp, block, global_seed, grid))
-    return ds
+    return xr.Dataset(data_vars, coords=coords)
 
 
 def _extra_coords(exp: Experiment, params: Mapping) -> dict:

@@ -12,8 +12,6 @@ import itertools
 import json
 from collections.abc import Iterator, Mapping
 
-import numpy as np
-
 
 def expand_values(value) -> list:
     """A grid entry as a list: a list stays, ``{first, last[, step]}`` and ``{count}`` expand."""
@@ -60,8 +58,12 @@ def point_key(experiment: str, point: Mapping) -> str:
     return json.dumps({"experiment": experiment, "point": items}, sort_keys=True)
 
 
-def point_rng(global_seed: int, experiment: str, point: Mapping) -> np.random.Generator:
-    """The generator for one grid point (sha256 of the point, never Python's ``hash``)."""
+def point_rng(global_seed: int, experiment: str, point: Mapping):
+    """The generator for one grid point (sha256 of the point, never Python's ``hash``): a
+    ``numpy.random.Generator`` (numpy is imported here, not at the top: the Snakefile imports
+    this module to split grids into shards, and a run with nothing to do should stay light)."""
+    import numpy as np
+
     digest = hashlib.sha256(point_key(experiment, point).encode()).digest()
     words = [int.from_bytes(digest[i : i + 4], "little") for i in range(0, 32, 4)]
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence([global_seed, *words])))

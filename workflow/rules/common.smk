@@ -5,6 +5,7 @@ from pathlib import Path
 
 from attnmem.config import ConfigError, check_config_once
 from attnmem.figures import catalog
+from attnmem.shards import science_block, shards_of
 from attnmem.sources import experiment_sources
 
 BASE = Path(workflow.basedir)
@@ -28,7 +29,7 @@ def config_snapshot(name):
     snapshot = {
         "experiment": name,
         "seed": config["seed"],
-        "block": config["experiments"][name],
+        "block": science_block(config["experiments"][name]),
     }
     text = json.dumps(snapshot, indent=1, sort_keys=True) + "\n"
     if not path.exists() or path.read_text() != text:

@@ -2,27 +2,88 @@
 # The science is in src/attnmem/experiments/; adding an experiment there (with its config block
 # and schema entry) adds its rule here, so this file does not grow with the project. On a
 # cluster, experiment jobs travel in groups (group-components in the SLURM profile).
+#
+# A grid larger than one shard (attnmem.shards: by default 200 seeds; a block's `shard:` sets
+# it) runs as shard jobs, one per content-keyed part of the grid, and a gather job joins them
+# into the same cube: widening the grid adds shards and leaves the computed ones in place.
 
-for _name in config["experiments"]:
+SHARDS = {}
 
-    rule:
-        name:
-            _name
-        input:
-            config=config_snapshot(_name),
-            science=science(_name),
-        output:
-            f"results/{_name}.nc",
-        log:
-            f"logs/{_name}.log",
-        benchmark:
-            f"logs/benchmarks/{_name}.tsv"
-        group:
-            "experiments"
-        conda:
-            "../../environment.yml"
-        threads: 1
-        resources:
-            mem_mb=2048,
-        script:
-            "../scripts/run_experiment.py"
+for _name, _block in config["experiments"].items():
+    _parts = shards_of(_name, _block, tuple(_block), config["seed"])
+    if list(_parts) == ["all"]:
+
+        rule:
+            name:
+                _name
+            input:
+                config=config_snapshot(_name),
+                science=science(_name),
+            output:
+                f"results/{_name}.nc",
+            log:
+                f"logs/{_name}.log",
+            benchmark:
+                f"logs/benchmarks/{_name}.tsv"
+            group:
+                "experiments"
+            conda:
+                "../../environment.yml"
+            threads: 1
+            resources:
+                mem_mb=2048,
+            script:
+                "../scripts/run_experiment.py"
+
+    else:
+        SHARDS[_name] = _parts
+
+        rule:
+            name:
+                f"{_name}_gather"
+            input:
+                shards=[f"results/shards/{_name}/{s}.nc" for s in _parts],
+            output:
+                f"results/{_name}.nc",
+            log:
+                f"logs/{_name}.log",
+            benchmark:
+                f"logs/benchmarks/{_name}.tsv"
+            localrule: True
+            conda:
+                "../../environment.yml"
+            threads: 1
+            resources:
+                mem_mb=2048,
+            params:
+                experiment=_name,
+                block=science_block(_block),
+                seed=config["seed"],
+            script:
+                "../scripts/gather_shards.py"
+
+
+rule shard:
+    input:
+        science=lambda wc: science(wc.experiment),
+    output:
+        "results/shards/{experiment}/{shard}.nc",
+    log:
+        "logs/shards/{experiment}/{shard}.log",
+    benchmark:
+        "logs/benchmarks/shards/{experiment}/{shard}.tsv"
+    wildcard_constraints:
+        experiment=r"[A-Za-z_]\w*",
+        shard=r"[^/]+",
+    group:
+        "experiments"
+    conda:
+        "../../environment.yml"
+    threads: 1
+    resources:
+        mem_mb=2048,
+    params:
+        block=lambda wc: SHARDS[wc.experiment][wc.shard],
+        seed=config["seed"],
+    script:
+        "../scripts/run_shard.py"

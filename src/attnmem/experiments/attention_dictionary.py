@@ -109,11 +109,29 @@ def soft_dictionary_circle(beta: float, angle: float) -> dict:
         if beta > 0
         else np.nan,
         "max_cross_derivative": float(off.max()),
+        **_fd_cross_derivatives(beta * s, a),
         "gaussian_gap": float(abs(g_out - o) + np.abs(g_w - a).max()),
         "gaussian_gap_long_keys": float(abs(g_long - o_long)),
         "long_key_ratio": float(a_pair[1] / a_pair[0]),
         "gaussian_pair_ratio": float(g_pair[1] / g_pair[0]),
         "long_key_ratio_formula": float(np.exp(beta * (r * r - 1.0) / 2.0)),
+    }
+
+
+def _fd_cross_derivatives(logits: np.ndarray, a: np.ndarray, h: float = 1e-5) -> dict:
+    """Central finite differences of the shares softmax(l) in every logit (no Jacobian
+    formula): the largest d a_i / d l_j over i != j (negative if raising one logit lowers every
+    other share), and the largest |difference| from the note's -a_i a_j (D6)."""
+    m = len(logits)
+    fd = np.empty((m, m))
+    for j in range(m):
+        e = np.zeros(m)
+        e[j] = h
+        fd[:, j] = (softmax(logits + e) - softmax(logits - e)) / (2 * h)
+    off = ~np.eye(m, dtype=bool)
+    return {
+        "fd_max_cross_derivative": float(fd[off].max()),
+        "fd_cross_gap": float(np.abs(fd + np.outer(a, a))[off].max()),
     }
 
 
@@ -358,6 +376,10 @@ def exact_estimator_variance(a, r, b) -> np.ndarray:
     return np.einsum("pi,pi->p", a, ((samples - mean[:, None, :]) ** 2).sum(axis=2))
 
 
+INDEP_REPS = 20  # replicates of the independence Monte Carlo (appendix B)
+INDEP_SAMPLES = 4000  # samples of (X, Y) per replicate
+
+
 def attention_gradients(
     seed: int, rng, beta: float, eta: float, train_steps: int, walk_beta: float
 ) -> dict:
@@ -535,7 +557,24 @@ def attention_gradients(
     ).max()
 
     walk = key_walk(train_steps, walk_beta, eta)
+
+    # Steepness by finite differences of L itself along the same 1000 directions and along the
+    # gradient's own direction (no dot product with the gradient vector).
+    def slope(u):
+        return (chain_loss(theta + 1e-5 * u) - chain_loss(theta - 1e-5 * u)) / 2e-5
+
+    fd_slopes = np.array([slope(u) for u in dirs])
+    fd_along_grad = slope(chain / np.linalg.norm(chain))
+    # Independence by sampling (drawn last, so every value above keeps its draws): X = Exp(1)
+    # - 1 and Y = sqrt(12) (U - 1/2), zero mean by their laws, drawn independently; the sample
+    # means are not centred by the code.
+    xi = rng.exponential(1.0, (INDEP_REPS, INDEP_SAMPLES)) - 1.0
+    yi = np.sqrt(12.0) * (rng.uniform(0.0, 1.0, (INDEP_REPS, INDEP_SAMPLES)) - 0.5)
     return {
+        "fd_steepest_over_gradient_slope": float(fd_slopes.max() / fd_along_grad),
+        "fd_gradient_slope_over_norm": float(fd_along_grad / np.linalg.norm(chain)),
+        "sampled_product_mean": np.mean(xi * yi, axis=1),
+        "sampled_variance_gap": np.var(xi + yi, axis=1) - np.var(xi, axis=1) - np.var(yi, axis=1),
         "jacobian_fd_error": rel_error(softmax_jacobian(a), jac_num),
         "grad_v_fd_error": rel_error(grads["v"], num["v"]),
         "grad_logit_fd_error": rel_error(grads["l"], num["l"]),
@@ -691,6 +730,18 @@ EXPERIMENTS = [
                 ("shift_gap", "largest share change when every logit gets +7.3", "1", ()),
                 ("order_kept", "1 if the shares are in the order of the similarities", "1", ()),
                 ("max_cross_derivative", "largest d a_i / d l_j over i != j", "1", ()),
+                (
+                    "fd_max_cross_derivative",
+                    "largest d a_i / d l_j over i != j by finite differences of the shares",
+                    "1",
+                    (),
+                ),
+                (
+                    "fd_cross_gap",
+                    "largest |finite-difference d a_i / d l_j + a_i a_j| over i != j",
+                    "1",
+                    (),
+                ),
                 (
                     "gaussian_gap",
                     "attention minus the Gaussian-kernel smoother, unit keys",
@@ -872,12 +923,38 @@ EXPERIMENTS = [
                 ("walk_weight", "share of each key along the key steps", "1", ("step", "key")),
                 ("walk_output", "output o along the key steps", "1", ("step",)),
                 ("walk_angle", "angle of each key to the query", "degrees", ("step", "key")),
+                (
+                    "fd_steepest_over_gradient_slope",
+                    "largest finite-difference slope of L over 1000 random unit directions, "
+                    "over its slope along the gradient",
+                    "1",
+                    (),
+                ),
+                (
+                    "fd_gradient_slope_over_norm",
+                    "finite-difference slope of L along the gradient over |grad L|",
+                    "1",
+                    (),
+                ),
+                (
+                    "sampled_product_mean",
+                    "sample mean of XY, independent zero-mean X = Exp(1) - 1, Y uniform",
+                    "1",
+                    ("indep_rep",),
+                ),
+                (
+                    "sampled_variance_gap",
+                    "sample Var(X + Y) - Var X - Var Y for the same draws",
+                    "1",
+                    ("indep_rep",),
+                ),
             )
         ),
         coords={
             "hopfield_beta": HOPFIELD_BETAS,
             "step": lambda train_steps, **_: range(train_steps + 1),
             "key": ("k1", "k2", "k3"),
+            "indep_rep": list(range(INDEP_REPS)),
         },
         sections=(
             "memory-math ch7: the gradient of attention, only W_Q W_K^T matters (lines 39-44)",

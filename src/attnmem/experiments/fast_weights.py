@@ -483,7 +483,7 @@ def fast_weight_algebra(
     many = ridge_read_errors(rng, ridge_draws, ridge_dim, ridge_pairs, lams)
     prompt = flo_tokens()[: len(FLO_SENTENCE) + 3]  # up to 'thanked'; position 14 is asked
     flo = reader_steps(rng, prompt, 8, state_dim, cache_beta, toylang.vocab_size(8, 6))
-    return {
+    out = {
         "recurrence_gap": np.array([lin["identity"], lin["elu+1"]]),
         "gradient_step_gap": gradient_step_gap(rng, tokens, d_k, d_v),
         "scan_gap": scan_gap(rng, tokens, d_k, d_v),
@@ -516,6 +516,30 @@ def fast_weight_algebra(
         "flo_correct": (flo["true"][:, -1] > flo["wrong"][:, -1]).astype(float),
         "flo_state": flo["state"],
     }
+    # drawn last, so that every value above keeps its draws
+    out["ttt_batch_fd_gap"] = ttt_batch_fd_gap(rng, tokens, state_dim)
+    return out
+
+
+def ttt_batch_fd_gap(rng, tokens: int, d: int, h: float = 1e-3) -> float:
+    """Test-time training of a linear model by one batch gradient step of size 1/2 from W = 0
+    on the note's loss sum_t |W k_t - v_t|^2, the gradient taken by central finite differences
+    of that loss (no gradient formula), read at d random queries, against the linear-attention
+    read sum_t v_t (k_t . q) computed from the tokens directly: the largest difference."""
+    K, V = unit_vectors(rng, tokens, d), rng.standard_normal((tokens, d))
+    Q = rng.standard_normal((d, d))
+
+    def loss(W):
+        return float(np.sum((K @ W.T - V) ** 2))
+
+    grad = np.zeros((d, d))
+    for idx in np.ndindex(grad.shape):
+        E = np.zeros((d, d))
+        E[idx] = h
+        grad[idx] = (loss(E) - loss(-E)) / (2 * h)
+    W1 = np.zeros((d, d)) - 0.5 * grad
+    linear_attention = (Q @ K.T) @ V  # row s: sum_t (q_s . k_t) v_t
+    return float(np.abs(Q @ W1.T - linear_attention).max())
 
 
 LAMBDAS = (0.5, 1e-6)  # the two penalties of first-principles line 989
@@ -840,6 +864,12 @@ EXPERIMENTS = [
             Output("wy_gap", "Householder product minus its compact form", "1"),
             Output("ttt_batch_gap", "batch TTT step minus the linear-attention state", "1"),
             Output("ttt_delta_gap", "per-token TTT steps minus the delta rule", "1"),
+            Output(
+                "ttt_batch_fd_gap",
+                "read of one batch TTT step (rate 1/2 from 0, finite-difference gradient) "
+                "minus the linear-attention read",
+                "1",
+            ),
             Output(
                 "repeated_delta_distance",
                 "relative distance of repeated delta writes from least squares",

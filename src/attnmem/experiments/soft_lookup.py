@@ -80,6 +80,38 @@ def causal_shares(scores: np.ndarray, beta: float = 1.0) -> np.ndarray:
     return softmax(masked, axis=-1)
 
 
+def finite_difference_self_gradient(scores, beta: float, h: float = 1e-5) -> np.ndarray:
+    """d share_j / d score_j of every query and key by a central finite difference of the
+    softmax itself (no derivative formula used), at sharpness ``beta``."""
+    scores = np.asarray(scores, dtype=float)
+    n_q, n_k = scores.shape
+    out = np.empty_like(scores)
+    for j in range(n_k):
+        bump = np.zeros(n_k)
+        bump[j] = h
+        up = softmax(beta * (scores + bump), axis=-1)[:, j]
+        down = softmax(beta * (scores - bump), axis=-1)[:, j]
+        out[:, j] = (up - down) / (2 * h)
+    return out
+
+
+def argmax_finite_difference(scores, h: float = 1e-5) -> float:
+    """Largest |finite-difference derivative| of a hard one-hot argmax read with respect to any
+    score (0 away from ties: the hard lookup gives no score a gradient)."""
+    scores = np.asarray(scores, dtype=float)
+    n_k = scores.shape[1]
+
+    def onehot(s):
+        return np.eye(n_k)[np.argmax(s, axis=-1)]
+
+    worst = 0.0
+    for j in range(n_k):
+        bump = np.zeros(n_k)
+        bump[j] = h
+        worst = max(worst, float(np.max(np.abs(onehot(scores + bump) - onehot(scores - bump)))))
+    return worst / (2 * h)
+
+
 def soft_lookup(beta: float) -> dict:
     """Every query of the hand-set sentence against every key, at sharpness ``beta``."""
     scores, shares, mixed = attention_table(QUERIES, KEYS, VALUES, beta)
@@ -92,6 +124,8 @@ def soft_lookup(beta: float) -> dict:
         "causal_row_sum": causal.sum(axis=1),
         # d share_j / d score_j = beta * w_j (1 - w_j): positive for every key, unlike argmax.
         "self_gradient": beta * shares * (1.0 - shares),
+        "fd_self_gradient_min": float(finite_difference_self_gradient(scores, beta).min()),
+        "argmax_fd_gradient": argmax_finite_difference(scores),
         "score": scores,
         "weight": shares,
         "mixed": mixed,
@@ -162,6 +196,16 @@ EXPERIMENTS = [
                 "derivative of a key's share with respect to its own score",
                 "1",
                 ("query", "key"),
+            ),
+            Output(
+                "fd_self_gradient_min",
+                "smallest finite-difference derivative of a share with respect to its own score",
+                "1",
+            ),
+            Output(
+                "argmax_fd_gradient",
+                "largest finite-difference derivative of a hard argmax read by a score",
+                "1",
             ),
             Output("row_sum", "sum of a query's shares", "1", ("query",)),
             Output("top_weight", "largest share of a query", "1", ("query",)),

@@ -116,7 +116,65 @@ def linear_store_errors(d: int, m: int, seed: int, trials: int, rng) -> dict:
     }
     out.update(_projection_facts(K[0]) if past and m <= 256 else _NO_PROJECTION)
     out["dual_basis_gap"] = _dual_basis_gap(K[0]) if not past else float("nan")
+    out.update(_solver_facts(K, V, lsq))
+    out.update(_svd_projection_facts(K[0]) if past and m <= 256 else _NO_SVD_PROJECTION)
     return out
+
+
+def solver_store(K: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """The minimiser of sum_i |S k_i - v_i|^2 found by a generic solver (numpy.linalg.lstsq,
+    an SVD; the minimum-norm one when it is not unique), for one key matrix: no closed form."""
+    X, *_ = np.linalg.lstsq(K, V, rcond=None)  # K X ~ V, X = S^T
+    return X.T
+
+
+def _solver_facts(K: np.ndarray, V: np.ndarray, lsq_reads: np.ndarray) -> dict:
+    """The generic solver against the closed-form store, over every draw: its largest read
+    error, the largest difference of the two stores and of their reads, and the largest weight
+    the solver's read of pair 0 puts on another stored value (row 0 of K K^+, K^+ by the
+    solver)."""
+    m = K.shape[-2]
+    err = store_gap = read_gap = off = 0.0
+    closed = least_squares_store(K, V)
+    for t in range(K.shape[0]):
+        S = solver_store(K[t], V[t])
+        err = max(err, float(np.max(np.abs(reads(S, K[t]) - V[t]))))
+        store_gap = max(store_gap, float(np.max(np.abs(S - closed[t]))))
+        read_gap = max(read_gap, float(np.max(np.abs(reads(S, K[t]) - lsq_reads[t]))))
+        w = K[t][0] @ solver_store(K[t], np.eye(m)).T  # weight of each value in read 0
+        off = max(off, float(np.max(np.abs(w[1:]))) if m > 1 else 0.0)
+    return {
+        "lsq_solver_max_error": err,
+        "lsq_solver_store_gap": store_gap,
+        "lsq_solver_read_gap": read_gap,
+        "lsq_solver_offweight_max": off,
+    }
+
+
+_NO_SVD_PROJECTION = {
+    "recall_svd_gap": float("nan"),
+    "recall_row_square_gap_svd": float("nan"),
+    "recall_trace_minus_rank": float("nan"),
+}
+
+
+def _svd_projection_facts(K: np.ndarray) -> dict:
+    """The recall matrix of the least-squares store (the reads of the stored keys when the
+    values are the m unit vectors: read j = sum_i R_ji v_i) against the orthogonal projection
+    onto the column space of K built another way, U U^T from a thin SVD of K: the largest
+    entry of R - U U^T; the row-square identity sum_{i!=j} R_ji^2 = p_j - p_j^2 with p_j the
+    SVD leverage |U_j|^2; and tr R minus the rank of K counted from its singular values."""
+    m = K.shape[0]
+    R = reads(least_squares_store(K, np.eye(m)), K)  # R_ji: weight of v_i in read j
+    U, sv, _ = np.linalg.svd(K, full_matrices=False)
+    p = np.sum(U**2, axis=1)
+    off = np.sum(R**2, axis=1) - np.diag(R) ** 2
+    rank = int(np.sum(sv > sv[0] * max(K.shape) * np.finfo(float).eps))
+    return {
+        "recall_svd_gap": float(np.max(np.abs(R - U @ U.T))),
+        "recall_row_square_gap_svd": float(np.max(np.abs(off - (p - p**2)))),
+        "recall_trace_minus_rank": float(abs(np.trace(R) - rank)),
+    }
 
 
 _NO_PROJECTION = {"projection_gap": float("nan"), "row_square_gap": float("nan")}
@@ -490,6 +548,8 @@ def capacity_facts(rng: np.random.Generator, d: int) -> dict:
         Vm = unit_rows(rng, (m, d))
         resid = reads(least_squares_store(K, Vm), K) - Vm
         out[f"lsq_min_sse_{name}"] = float(np.sum(resid**2))
+        # the same least error found by a generic solver (no closed form), same pairs
+        out[f"lsq_solver_min_sse_{name}"] = float(np.sum((reads(solver_store(K, Vm), K) - Vm) ** 2))
     out["store_numbers"] = float(d * d)
     return out
 
@@ -523,7 +583,49 @@ def memory_edit_checks(
     out.update(edit_sweep(d_edit, levels, n_typical, rng))
     out.update(capacity_facts(rng, d_edit))
     out["whitened_query_gap"] = whitened_query_gap(rng, d_edit, 3 * d_edit)
+    # drawn last, so that every value above keeps its draws
+    out.update(edit_cost_monte_carlo(rng, d_edit, unevenness_check))
     return out
+
+
+EDIT_MC_REPS = 20  # replicates of the Monte Carlo of the edit costs
+EDIT_MC_KEYS = 5000  # fresh keys per replicate
+
+
+def edit_cost_monte_carlo(
+    rng, d: int, unevenness: float, reps: int = EDIT_MC_REPS, n_keys: int = EDIT_MC_KEYS
+) -> dict:
+    """Mean |Delta k|^2 over fresh Gaussian keys k drawn with second moment Sigma (not the
+    keys of any matrix used in the formulas), per replicate, over (i) tr(Delta Sigma Delta^T)
+    for a random Delta and a random symmetric positive definite Sigma in R^d, and over the
+    closed-form costs of Step 5 at the Check's Sigma = diag(e^{-u i/(d-1)}), k* = (1, ..., 1)
+    and a random r: (ii) |r|^2 / (k*^T Sigma^-1 k*) for the preconditioned edit, (iii)
+    |r|^2 k*^T Sigma k* / (k*^T k*)^2 for the naive one. Each ratio should be 1."""
+    A = rng.standard_normal((d, d))
+    sigma_g = A @ A.T / d + 0.1 * np.eye(d)
+    delta_g = rng.standard_normal((d, d))
+    trace_g = float(np.trace(delta_g @ sigma_g @ delta_g.T))
+    chol_g = np.linalg.cholesky(sigma_g)
+    lam = np.exp(-unevenness * np.arange(d) / (d - 1))
+    kstar = np.ones(d)
+    r = rng.standard_normal(d)
+    pre, naive = edit_directions(np.diag(lam), kstar)
+    opt_closed = (r @ r) / np.sum(kstar**2 / lam)
+    naive_closed = (r @ r) * np.sum(lam * kstar**2) / (kstar @ kstar) ** 2
+    ratios = {"trace": [], "opt": [], "naive": []}
+    for _ in range(reps):
+        kg = rng.standard_normal((n_keys, d)) @ chol_g.T
+        ratios["trace"].append(np.mean(np.sum((kg @ delta_g.T) ** 2, axis=1)) / trace_g)
+        kc = rng.standard_normal((n_keys, d)) * np.sqrt(lam)
+        ratios["opt"].append(np.mean(np.sum((kc @ np.outer(r, pre).T) ** 2, axis=1)) / opt_closed)
+        ratios["naive"].append(
+            np.mean(np.sum((kc @ np.outer(r, naive).T) ** 2, axis=1)) / naive_closed
+        )
+    return {
+        "edit_mc_sq_change_over_trace": np.array(ratios["trace"]),
+        "edit_mc_opt_over_closed": np.array(ratios["opt"]),
+        "edit_mc_naive_over_closed": np.array(ratios["naive"]),
+    }
 
 
 def unevenness_levels(unevenness_max: float, unevenness_step: float) -> list[float]:
@@ -577,6 +679,41 @@ EXPERIMENTS = [
             Output("projection_gap", "draw 0: largest entry of H - H^T and H^2 - H", "1"),
             Output("row_square_gap", "draw 0: largest |sum_{i!=j} H_ji^2 - (H_jj - H_jj^2)|", "1"),
             Output("dual_basis_gap", "draw 0: largest |dual_i . k_j - delta_ij|, m <= d", "1"),
+            Output(
+                "lsq_solver_max_error",
+                "largest read error of the least-squares store found by numpy lstsq",
+                "1",
+            ),
+            Output(
+                "lsq_solver_store_gap",
+                "largest |closed-form store - lstsq minimum-norm store| over draws",
+                "1",
+            ),
+            Output(
+                "lsq_solver_read_gap",
+                "largest |closed-form store's read - lstsq store's read| over draws",
+                "1",
+            ),
+            Output(
+                "lsq_solver_offweight_max",
+                "largest |weight of another value| in the lstsq read of pair 0, over draws",
+                "1",
+            ),
+            Output(
+                "recall_svd_gap",
+                "draw 0: largest |R - U U^T|, R the store's recall matrix, U from an SVD of K",
+                "1",
+            ),
+            Output(
+                "recall_row_square_gap_svd",
+                "draw 0: largest |sum_{i!=j} R_ji^2 - (p_j - p_j^2)|, p_j the SVD leverage",
+                "1",
+            ),
+            Output(
+                "recall_trace_minus_rank",
+                "draw 0: |tr R - rank K|, rank from the singular values",
+                "1",
+            ),
         ),
         sections=(
             "first-principles D1: Hebbian and least-squares errors, the figure (lines 755-783)",
@@ -737,7 +874,36 @@ EXPERIMENTS = [
             ),
             Output("lsq_min_sse_at_d", "least summed squared error of d random pairs", "1"),
             Output("lsq_min_sse_past_d", "least summed squared error of d+1 random pairs", "1"),
+            Output(
+                "lsq_solver_min_sse_at_d",
+                "least summed squared error of d random pairs, numpy lstsq",
+                "1",
+            ),
+            Output(
+                "lsq_solver_min_sse_past_d",
+                "least summed squared error of d+1 random pairs, numpy lstsq",
+                "1",
+            ),
             Output("store_numbers", "numbers in a d x d store", "1"),
+            Output(
+                "edit_mc_sq_change_over_trace",
+                "mean |Delta k|^2 over fresh keys with second moment Sigma over tr(Delta Sigma "
+                "Delta^T), random Delta and Sigma",
+                "1",
+                ("edit_rep",),
+            ),
+            Output(
+                "edit_mc_opt_over_closed",
+                "mean |Delta k|^2 of the preconditioned edit over |r|^2/(k*^T Sigma^-1 k*)",
+                "1",
+                ("edit_rep",),
+            ),
+            Output(
+                "edit_mc_naive_over_closed",
+                "mean |Delta k|^2 of the naive edit over |r|^2 k*^T Sigma k*/(k*^T k*)^2",
+                "1",
+                ("edit_rep",),
+            ),
             Output(
                 "whitened_query_gap",
                 "least-squares read minus Hebbian read of a whitened query",
@@ -750,6 +916,7 @@ EXPERIMENTS = [
             "axis2": [1, 2],
             "pair3": [1, 2, 3],
             "plane_axis": ["along_kstar", "across"],
+            "edit_rep": list(range(EDIT_MC_REPS)),
         },
         sections=(
             "first-principles D1: worked example, capacity bound, gradient Check (lines 784-802)",
