@@ -5,8 +5,8 @@ of their values. Every grid point draws from its own generator, so a shard compu
 values the whole grid would, and gathering the shards gives the same cube bit for bit.
 
 A shard is named by what it computes, not by where it sits in a list: a seed count or a range
-is cut at multiples of ``size`` (seeds 0-199, 200-399, ...), a list of values gives one shard
-per value, and the name ends in a hash of the shard's sub-block and the global seed.
+is cut at multiples of ``size`` (seeds 0-199, 200-399, ..., however the seeds are written), any
+other list of values gives one shard per value, and the name ends in a hash of the shard's sub-block and the global seed.
 Raising a seed count or inserting a value in the middle of a list therefore adds shards and
 leaves the names, and so the files, of the others unchanged: Snakemake computes only the new
 ones, and narrowing a grid back finds the old shards still there.
@@ -47,10 +47,10 @@ def spec(block: Mapping, grid_keys) -> dict | None:
     return {"by": by, "size": int(setting["size"])}
 
 
-def _groups(raw, values: list, size: int) -> list[list]:
-    """Values cut into content-keyed groups: a range or a seed count ({first, last} or
-    {count}) by value // size, a list one value per shard."""
-    if isinstance(raw, Mapping):
+def _groups(dim: str, raw, values: list, size: int) -> list[list]:
+    """Values cut into content-keyed groups: seeds, and any range ({first, last}), by
+    value // size; any other list one value per shard."""
+    if dim == "seed" or isinstance(raw, Mapping):
         out: dict[int, list] = {}
         for v in values:
             out.setdefault(v // size, []).append(v)
@@ -71,7 +71,7 @@ def _split(experiment, block, grid_keys, global_seed, setting) -> dict[str, dict
     per_dim = []
     for dim in setting["by"]:
         values = sorted({canonical(v) for v in expand_values(block[dim])})
-        per_dim.append([(dim, g) for g in _groups(block[dim], values, setting["size"])])
+        per_dim.append([(dim, g) for g in _groups(dim, block[dim], values, setting["size"])])
     if all(len(groups) == 1 for groups in per_dim):
         return {"all": dict(block)}
     shards = {}
@@ -91,3 +91,13 @@ def _split(experiment, block, grid_keys, global_seed, setting) -> dict[str, dict
 def shards_of(experiment: str, block: Mapping, grid_keys, global_seed: int) -> dict[str, dict]:
     """``split`` with the block's own shard setting (or the default)."""
     return _split(experiment, science_block(block), grid_keys, global_seed, spec(block, grid_keys))
+
+
+def point_count(block: Mapping) -> int:
+    """Grid points of a block: the product of the lengths of its list and range values (the
+    scalars are parameters). Cheap enough to announce a large grid before it runs."""
+    n = 1
+    for key, value in science_block(block).items():
+        if isinstance(value, (list, Mapping)):
+            n *= len(expand_values(value))
+    return n

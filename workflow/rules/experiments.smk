@@ -37,6 +37,9 @@ for _name, _block in config["experiments"].items():
 
     else:
         SHARDS[_name] = _parts
+        logger.info(
+            f"{_name}: {point_count(_block):,} grid points in {len(_parts)} shards"
+        )
 
         rule:
             name:
