@@ -1,6 +1,6 @@
 """Scale-out benchmark: a Monte Carlo grid widened 10x and 100x through the sharded pipeline.
 
-    pip install -e '.[bench]' && python benchmarks/scale.py [--base 100] [--size 500]
+    pip install -e '.[bench]' && python benchmarks/scale.py [--base 500] [--size 500]
 
 Experiment: score_scale (10 key widths, 1,000 score rows per point), the seed count widened from
 --base to 10x and 100x, cut into shards of --size seeds. Each build runs in a fresh temporary
@@ -81,7 +81,7 @@ def xyzpy_widening(tmp: Path, base: int, steps: list[int]) -> list[float]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--base", type=int, default=100, help="seeds before widening")
+    parser.add_argument("--base", type=int, default=500, help="seeds before widening")
     parser.add_argument("--size", type=int, default=500, help="seeds per shard")
     parser.add_argument("--no-xyzpy", action="store_true", help="skip the xyzpy comparison")
     args = parser.parse_args()

@@ -6,14 +6,18 @@ values the whole grid would, and gathering the shards gives the same cube bit fo
 
 A shard is named by what it computes, not by where it sits in a list: a seed count or a range
 is cut at multiples of ``size`` (seeds 0-199, 200-399, ..., however the seeds are written), any
-other list of values gives one shard per value, and the name ends in a hash of the shard's sub-block and the global seed.
+other list of values gives one shard per value, and the name ends in a hash of the shard's
+sub-block and the global seed.
 Raising a seed count or inserting a value in the middle of a list therefore adds shards and
 leaves the names, and so the files, of the others unchanged: Snakemake computes only the new
 ones, and narrowing a grid back finds the old shards still there.
 
-A block may say ``shard: {by: seed, size: 50}`` (``by`` a grid key or a list of them). Without
-it, an experiment with a ``seed`` dimension shards by seed in blocks of ``DEFAULT_SIZE``; one
-whose grid fits in one shard runs as one job, as before.
+A block may say ``shard: {by: seed, size: 50}`` (``by`` a grid key or a list of them); it then
+always runs as shard jobs and a gather, even while its grid fits in one shard, so that every
+later widening reuses what was computed. Without it, an experiment with a ``seed`` dimension
+shards by seed in blocks of ``DEFAULT_SIZE`` once its grid is larger than one block; while it
+fits in one it runs as one job (no gather to pay for small grids), and the first widening past
+the block size computes that first block once more.
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ def spec(block: Mapping, grid_keys) -> dict | None:
         raise ValueError(
             f"shard.by names {unknown}, not grid keys of this experiment {list(grid_keys)}"
         )
-    return {"by": by, "size": int(setting["size"])}
+    return {"by": by, "size": int(setting["size"]), "explicit": True}
 
 
 def _groups(dim: str, raw, values: list, size: int) -> list[list]:
@@ -72,7 +76,7 @@ def _split(experiment, block, grid_keys, global_seed, setting) -> dict[str, dict
     for dim in setting["by"]:
         values = sorted({canonical(v) for v in expand_values(block[dim])})
         per_dim.append([(dim, g) for g in _groups(dim, block[dim], values, setting["size"])])
-    if all(len(groups) == 1 for groups in per_dim):
+    if all(len(groups) == 1 for groups in per_dim) and not setting.get("explicit"):
         return {"all": dict(block)}
     shards = {}
     for combo in itertools.product(*per_dim):
@@ -97,7 +101,7 @@ def point_count(block: Mapping) -> int:
     """Grid points of a block: the product of the lengths of its list and range values (the
     scalars are parameters). Cheap enough to announce a large grid before it runs."""
     n = 1
-    for key, value in science_block(block).items():
+    for value in science_block(block).values():
         if isinstance(value, (list, Mapping)):
             n *= len(expand_values(value))
     return n
