@@ -72,8 +72,9 @@ def test_a_wrong_entry_law_turns_the_scale_claims_red(monkeypatch):
         for e in claims.load_registry(REGISTRY / "every-word")
         if e["id"] == "every-word/sqrt-divide/scale-64-undivided"
     )
+    # Conditional: it passes on standard normal entries, a law the note does not state.
     assert claims.judge(entry, {"score_scale": run_experiment(exp, block, 0)}).verdict == (
-        "reproduced"
+        "conditional"
     )
     original = ss.shortcut_scores
     monkeypatch.setattr(ss, "shortcut_scores", lambda *a: 0.5 * original(*a))
