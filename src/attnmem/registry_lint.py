@@ -164,6 +164,16 @@ def outputs_known(entries: Iterable[Mapping], experiments: Mapping) -> list[str]
             for key in [*c.get("sel", {}), *filter(None, [c.get("over"), c.get("argmax")])]:
                 if key not in dims:
                     problems.append(f"{e['id']}: {c['cube']}.{c.get('var')} has no dim {key!r}")
+            if (
+                "var" in c
+                and "seed" in exp.grid
+                and not c.get("over")
+                and "seed" not in c.get("sel", {})
+            ):
+                problems.append(
+                    f"{e['id']}: {c['cube']}.{c['var']} is read at every seed; select the seeds "
+                    "(sel: {seed: [...]}) or judge over them, so that more seeds change nothing"
+                )
     return problems
 
 
