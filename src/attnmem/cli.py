@@ -12,6 +12,7 @@ import json
 import logging
 import sys
 from collections.abc import Mapping, Sequence
+from contextlib import contextmanager
 from importlib import import_module
 from pathlib import Path
 
@@ -144,7 +145,19 @@ def build_gallery(pngs: Sequence[str], captions: Sequence[str], claims_csv, out_
 def experiment_job(smk) -> None:
     setup_logging(smk.log[0] if smk.log else None)
     snapshot = json.loads(Path(smk.input.config).read_text())
-    run_experiment(snapshot["experiment"], snapshot["block"], snapshot["seed"], smk.output[0])
+    with logged_failure():
+        run_experiment(snapshot["experiment"], snapshot["block"], snapshot["seed"], smk.output[0])
+
+
+@contextmanager
+def logged_failure():
+    """Put the traceback of a failing job (and the grid point it failed at) into the job's
+    log file, which Snakemake points to, not only on the terminal."""
+    try:
+        yield
+    except Exception:
+        log.exception("the job failed")
+        raise
 
 
 def shard_job(smk) -> None:
@@ -155,7 +168,8 @@ def shard_job(smk) -> None:
 
     exp = experiment(smk.wildcards.experiment)
     log.info("running %s shard %s over %s", exp.name, smk.wildcards.shard, dict(smk.params.block))
-    write_cube(run_points(exp, smk.params.block, smk.params.seed), smk.output[0])
+    with logged_failure():
+        write_cube(run_points(exp, smk.params.block, smk.params.seed), smk.output[0])
 
 
 def gather_job(smk) -> None:

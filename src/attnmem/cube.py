@@ -24,6 +24,10 @@ from .spec import Experiment
 log = logging.getLogger(__name__)
 
 
+class ExperimentError(RuntimeError):
+    """The science raised at one grid point; the message names the point."""
+
+
 def run_experiment(exp: Experiment, block: Mapping, global_seed: int) -> xr.Dataset:
     """Call ``exp.func`` at every grid point and stack the results into a labelled Dataset,
     with the provenance of the whole block in its attributes."""
@@ -69,7 +73,10 @@ def run_points(exp: Experiment, block: Mapping, global_seed: int) -> xr.Dataset:
         kwargs = {**point, **params}
         if exp.wants_rng:
             kwargs["rng"] = point_rng(global_seed, exp.name, point)
-        values = exp.func(**kwargs)
+        try:
+            values = exp.func(**kwargs)
+        except Exception as exc:
+            raise ExperimentError(f"{exp.name} failed at grid point {point}: {exc!r}") from exc
         missing = {o.name for o in exp.outputs} - set(values)
         if missing:
             raise KeyError(f"{exp.name} at {point} returned no {sorted(missing)}")
@@ -164,13 +171,20 @@ def git_commit() -> str:
 
 
 def write_cube(ds: xr.Dataset, path: str | os.PathLike) -> None:
-    """Write a cube atomically: to a temporary file beside it, then rename over the target."""
+    """Write a cube atomically: to a temporary file beside it, then rename over the target.
+    The previous cube stays in place until the new one is complete; temporary files left by
+    a write that was killed are removed first; the cube gets the mode of any new file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    for stale in path.parent.glob(f".{path.stem}.*.nc.tmp"):  # left by a killed write
+        stale.unlink(missing_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".nc.tmp", dir=path.parent)
     os.close(fd)
     try:
         ds.to_netcdf(tmp, engine="netcdf4")
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a cube is readable like any output
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

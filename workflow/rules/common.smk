@@ -39,9 +39,17 @@ def config_snapshot(name):
     return str(path)
 
 
+PLUMBING = [
+    str(BASE / "src/attnmem" / f)
+    for f in ("grid.py", "cube.py", "spec.py", "shards.py")
+]
+
+
 def science(name):
-    """Source files of an experiment's science: editing them reruns the experiment."""
-    return experiment_sources()[name]
+    """Source files of an experiment's science, and the plumbing that turns it into a cube
+    (grid expansion, per-point seeding, writing): editing any of them reruns the experiment.
+    """
+    return experiment_sources()[name] + PLUMBING
 
 
 def figure_cubes(group):
