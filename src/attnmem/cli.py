@@ -215,13 +215,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .config import check_config, load_yaml
 
     root = Path.cwd()
-    parser = argparse.ArgumentParser(prog="python -m attnmem", description=__doc__.split("\n")[0])
+    summary = " ".join(__doc__.split("\n\n")[0].split())  # the whole first paragraph
+    parser = argparse.ArgumentParser(prog="python -m attnmem", description=summary)
     parser.add_argument("--config", default=str(root / "config/config.yaml"))
     parser.add_argument("--schema", default=str(root / "workflow/schemas/config.schema.yaml"))
     sub = parser.add_subparsers(dest="command", required=True)
     p_run = sub.add_parser("run", help="run one experiment and write its cube")
     p_run.add_argument("name")
-    p_run.add_argument("--out", help="default: results/<name>.nc")
+    p_run.add_argument(
+        "--out",
+        help="default: results/manual/<name>.nc (the pipeline's results/<name>.nc belongs to "
+        "Snakemake: overwriting it by hand would leave Snakemake believing it current)",
+    )
     p_fig = sub.add_parser("figure", help="draw one figure group from the cubes in results/")
     p_fig.add_argument("group")
     p_fig.add_argument("--results", default="results")
@@ -257,7 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = load_yaml(args.config)
     check_config(config, args.schema)
     if args.command == "run":
-        out = args.out or f"results/{args.name}.nc"
+        out = args.out or f"results/manual/{args.name}.nc"
         run_experiment(args.name, config["experiments"][args.name], config["seed"], out)
     elif args.command == "figure":
         from .figures import catalog
