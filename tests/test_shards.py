@@ -90,3 +90,15 @@ def test_shards_gather_to_the_unsharded_cube_and_widening_runs_only_new_shards(t
     back = _build(sharded, block, "-n", "--quiet", "rules").stdout
     assert not re.findall(r"^shard\s", back, re.M), f"narrowing recomputes shards:\n{back}"
     assert re.findall(r"^score_scale_gather\s+1", back, re.M), back
+
+
+def test_the_snakefile_reads_the_same_grid_keys_as_the_science():
+    """The Snakefile cuts grids without importing the science: the keys it takes for grid
+    dimensions (lists and ranges in the config) must be the experiments' declared grids."""
+    from attnmem.config import load_yaml
+    from attnmem.experiments import registry
+    from attnmem.shards import grid_keys
+
+    config = load_yaml(ROOT / "config/config.yaml")
+    for name, exp in registry().items():
+        assert set(grid_keys(config["experiments"][name])) == set(exp.grid), name

@@ -225,17 +225,17 @@ def _label(x) -> str:
 
 def read_all(checks: list[Mapping], cubes: Mapping, transform=None) -> Reading:
     """Several checks read as one list of values (with replicates when all have them);
-    ``transform`` (a function of a Reading) perturbs what is read, for the mutation test."""
+    ``transform`` (a function of a Reading) perturbs what is read, for the mutation test, so
+    that value i still lines up with stated value i."""
     readings = [read_check(c, cubes) for c in checks]
-    if transform is not None:
-        readings = [transform(r) for r in readings]
     values = [v for r in readings for v in r.values]
     spread = samples = None
     if all(r.spread is not None for r in readings):
         spread = [s for r in readings for s in r.spread]
         samples = [s for r in readings for s in r.samples]
     names = "; ".join(dict.fromkeys(r.long_name for r in readings))
-    return Reading(values, spread, readings[0].n_replicates, samples, names)
+    merged = Reading(values, spread, readings[0].n_replicates, samples, names)
+    return transform(merged) if transform is not None else merged
 
 
 # ----------------------------------------------------------------------------- judging

@@ -64,17 +64,18 @@ def mutate_for(entry: Mapping):
         def op(x: float, s: float) -> float:
             return _affine(x)
 
+    def stated(i: int) -> float:
+        """The stated number value i is compared with (0 for a label)."""
+        return (numbers[min(i, len(numbers) - 1)] if numbers else None) or 0.0
+
     def transform(reading: claims.Reading) -> claims.Reading:
-        values, samples = [], None
-        for i, v in enumerate(reading.values):
-            s = numbers[min(i, len(numbers) - 1)] if numbers else 0.0
-            values.append(_label(v) if isinstance(v, str) else op(v, s if s is not None else 0.0))
-        spread = reading.spread
+        values = [
+            _label(v) if isinstance(v, str) else op(v, stated(i))
+            for i, v in enumerate(reading.values)
+        ]
+        spread, samples = reading.spread, None
         if reading.samples is not None:
-            samples = [
-                [op(x, numbers[min(i, len(numbers) - 1)] or 0.0) for x in reps]
-                for i, reps in enumerate(reading.samples)
-            ]
+            samples = [[op(x, stated(i)) for x in reps] for i, reps in enumerate(reading.samples)]
             import numpy as np
 
             spread = [float(np.std(r, ddof=1)) for r in samples]

@@ -97,11 +97,15 @@ def shards_of(experiment: str, block: Mapping, grid_keys, global_seed: int) -> d
     return _split(experiment, science_block(block), grid_keys, global_seed, spec(block, grid_keys))
 
 
+def grid_keys(block: Mapping) -> tuple[str, ...]:
+    """The keys of a block that are grid dimensions, read from the config alone (lists and
+    ranges; scalars are parameters), so that the Snakefile need not import the science."""
+    return tuple(k for k, v in science_block(block).items() if isinstance(v, (list, Mapping)))
+
+
 def point_count(block: Mapping) -> int:
-    """Grid points of a block: the product of the lengths of its list and range values (the
-    scalars are parameters). Cheap enough to announce a large grid before it runs."""
+    """Grid points of a block. Cheap enough to announce a large grid before it runs."""
     n = 1
-    for value in science_block(block).values():
-        if isinstance(value, (list, Mapping)):
-            n *= len(expand_values(value))
+    for key in grid_keys(block):
+        n *= len(expand_values(block[key]))
     return n

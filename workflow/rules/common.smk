@@ -5,7 +5,7 @@ from pathlib import Path
 
 from attnmem.config import ConfigError, check_config_once
 from attnmem.figures import catalog
-from attnmem.shards import point_count, science_block, shards_of
+from attnmem.shards import grid_keys, point_count, science_block, shards_of
 from snakemake.logging import logger
 from attnmem.sources import experiment_sources
 

@@ -10,7 +10,7 @@
 SHARDS = {}
 
 for _name, _block in config["experiments"].items():
-    _parts = shards_of(_name, _block, tuple(_block), config["seed"])
+    _parts = shards_of(_name, _block, grid_keys(_block), config["seed"])
     if list(_parts) == ["all"]:
 
         rule:
