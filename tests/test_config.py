@@ -25,6 +25,14 @@ def test_default_config_is_valid():
     assert config_errors(DEFAULT, SCHEMA) == []
 
 
+def test_committed_schema_and_manifest_are_generated_from_the_declarations():
+    """workflow/schemas/config.schema.yaml and experiments.json are what `python -m attnmem
+    schema` makes from the @experiment declarations: nobody edits them by hand."""
+    from attnmem import schema
+
+    assert schema.stale() == [], "run `python -m attnmem schema` and commit the result"
+
+
 def test_schema_has_a_block_for_every_experiment():
     from attnmem.experiments import registry
 
@@ -36,6 +44,40 @@ def test_schema_has_a_block_for_every_experiment():
             exp.grid + exp.params
         ), name
         assert blocks[name]["properties"]["shard"] == {"$ref": "#/$defs/shard"}, name
+
+
+def test_a_declaration_must_match_its_function():
+    """Declaring a key the function does not take, or leaving one of its arguments out, is
+    refused when the module is imported, naming both."""
+    from attnmem.spec import Output, experiment, integer
+
+    def science(a, b, rng):
+        return {"x": a + b}
+
+    with pytest.raises(TypeError, match=r"\['c'\].*\['b'\]"):
+        experiment(
+            params={"a": integer(), "c": integer()}, outputs=(Output("x", "x"),), sections=()
+        )(science)
+    declared = experiment(
+        grid={"a": integer()}, params={"b": integer()}, outputs=(Output("x", "x"),), sections=()
+    )(science)
+    assert declared is science and science.experiments[0].grid == ("a",)
+
+
+def test_the_snakefile_finds_the_declared_experiments_without_importing_them():
+    """sources.py scans the modules' text for @experiment; the scan must agree with the
+    imported declarations (name and module), or the Snakefile would miss an experiment."""
+    from attnmem.experiments import registry
+    from attnmem.sources import experiment_modules
+
+    assert experiment_modules() == {n: e.module for n, e in registry().items()}
+
+
+def test_bounds_in_messages_come_from_the_declaration():
+    config = broken(lambda c: c["experiments"]["score_scale"].update(threshold=1.5))
+    (problem,) = config_errors(config, SCHEMA)
+    assert "experiments.score_scale.threshold" in problem
+    assert "a number > 0 and < 1" in problem, problem
 
 
 CASES = {

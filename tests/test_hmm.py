@@ -46,25 +46,25 @@ def test_binding_hmm_is_the_generator(n_names, n_fillers, gap):
     assert out["logp_error"] < 1e-12
     assert np.all(out["paths"] == 1) and np.all(out["live_after_thanked"] == 1)
     assert np.all(np.abs(out["cost_X"]) < 1e-12) and np.all(np.abs(out["cost_Y"]) < 1e-12)
-    pi, T, E = hmm.binding_hmm(n_names, n_fillers, gap)
+    pi, T, E = hmm.binding_model(n_names, n_fillers, gap)
     assert np.allclose(np.asarray(T.sum(axis=1)).ravel(), 1) and np.allclose(E.sum(axis=1), 1)
 
 
 def test_binding_hmm_rejects_a_non_sentence():
     s = tl.enumerate_sentences(3, 2, 1)[:1].copy()
     s[0, -2] = s[0, 2]  # final name = receiver
-    out = hmm.forward(*hmm.binding_hmm(3, 2, 1), s)
+    out = hmm.forward(*hmm.binding_model(3, 2, 1), s)
     assert out["log_p"][0] == -math.inf
 
 
 def test_bound_futures_and_sizes():
-    out = hmm.binding_experiment(4, 2, 1, 5000, 4, 5000, np.random.default_rng(0))
+    out = hmm.binding_hmm(4, 2, 1, 5000, 4, 5000, np.random.default_rng(0))
     assert out["futures_after_then"] == 12 and out["next_tokens_after_then"] == 4
     assert out["future_determined"] == 1
-    big = hmm.binding_experiment(8, 6, 10, 5000, 4, 5000, np.random.default_rng(0))
+    big = hmm.binding_hmm(8, 6, 10, 5000, 4, 5000, np.random.default_rng(0))
     assert big["n_states"] == 1120 and round(big["rows_per_state"]) == 9_069_926
     assert big["enumerated"] == 0 and big["cost_X_max"] < 1e-12
-    assert hmm.binding_experiment(48, 6, 0, 10, 4, 100, np.random.default_rng(0))["n_pairs"] == 2256
+    assert hmm.binding_hmm(48, 6, 0, 10, 4, 100, np.random.default_rng(0))["n_pairs"] == 2256
 
 
 def test_changing_a_printed_transition_turns_the_check_red(monkeypatch):

@@ -211,6 +211,20 @@ def gallery_job(smk) -> None:
 # ----------------------------------------------------------------------------- command line
 
 
+def write_schema(check_only: bool = False) -> int:
+    """Regenerate (or, with ``check_only``, compare) the files made from the declarations."""
+    from . import schema
+
+    if check_only:
+        stale = schema.stale()
+        for path in stale:
+            print(f"stale: {path} (run `python -m attnmem schema`)")
+        return 1 if stale else 0
+    for path in schema.write():
+        print(f"wrote {path}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from .config import check_config, load_yaml
 
@@ -243,8 +257,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_mu.add_argument("--registry", default="config/claims")
     p_mu.add_argument("--results", default="results")
     sub.add_parser("list", help="list the experiments and figure groups")
+    p_sc = sub.add_parser(
+        "schema",
+        help="regenerate workflow/schemas/config.schema.yaml and experiments.json from the "
+        "@experiment declarations (after adding an experiment or changing its keys)",
+    )
+    p_sc.add_argument("--check", action="store_true", help="only say whether they are stale")
     args = parser.parse_args(argv)
     setup_logging()
+
+    if args.command == "schema":
+        return write_schema(check_only=args.check)
 
     if args.command == "list":
         from .experiments import registry

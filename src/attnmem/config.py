@@ -97,11 +97,30 @@ def _empty_ranges(node, path=()) -> list[str]:
 
 
 def check_config(config: Mapping, schema_path: str | Path) -> None:
-    """Raise ``ConfigError`` listing every problem if ``config`` does not match the schema."""
+    """Raise ``ConfigError`` listing every problem if ``config`` does not match the schema.
+
+    Our own reading comes first (one line per problem, naming the key and what is allowed);
+    Snakemake's ``validate`` then has the last word, so the config is checked exactly as a
+    Snakemake workflow checks its config, and anything it alone finds is reported too."""
     problems = config_errors(config, load_yaml(schema_path)) or _empty_ranges(config)
+    if not problems:
+        problems = _snakemake_problems(config, schema_path)
     if problems:
         lines = "\n".join(f"  - {p}" for p in problems)
         raise ConfigError(f"config is invalid, nothing was run:\n{lines}")
+
+
+def _snakemake_problems(config: Mapping, schema_path: str | Path) -> list[str]:
+    """What ``snakemake.utils.validate`` finds (without filling in defaults: ours has none)."""
+    try:
+        from snakemake.utils import validate
+    except ImportError:  # the package alone (python -m attnmem) runs without Snakemake
+        return []
+    try:
+        validate(dict(config), str(schema_path), set_default=False)
+    except Exception as err:  # WorkflowError, whose text holds jsonschema's message
+        return [" ".join(str(err).split())]
+    return []
 
 
 def check_config_once(config: Mapping, schema_path: str | Path, stamp: str | Path) -> None:

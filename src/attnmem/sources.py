@@ -14,15 +14,21 @@ from pathlib import Path
 
 EXPERIMENTS_DIR = Path(__file__).parent / "experiments"
 
-_NAME = re.compile(r"""\bname\s*=\s*["']([A-Za-z_]\w*)["']""")
+_DECLARED = re.compile(r"^@experiment\((.*?)^def (\w+)\(", re.MULTILINE | re.DOTALL)
+_NAME = re.compile(r"""^    name\s*=\s*["']([A-Za-z_]\w*)["']""", re.MULTILINE)
 _FROM_SIBLING = re.compile(r"^from \.(\w+)[\w.]* import", re.MULTILINE)
 _SIBLINGS = re.compile(r"^from \. import ([\w ,]+)", re.MULTILINE)
 
 
 def _module_facts(text: str) -> tuple[list[str], set[str]]:
-    """Experiment names declared in a module (``Experiment(name="...")``) and the sibling
-    modules it imports relatively (``from .x import ...``, ``from . import x as y``)."""
-    names = _NAME.findall(text) if "Experiment(" in text else []
+    """Experiment names declared in a module (``@experiment(...)`` before ``def name(``, or its
+    ``name="..."`` argument) and the sibling modules it imports relatively (``from .x import
+    ...``, ``from . import x as y``)."""
+    names = []
+    for args, func in _DECLARED.findall(text):
+        for decorator in args.split("\n@experiment("):  # stacked: one function, two names
+            named = _NAME.findall(decorator)
+            names.append(named[0] if named else func)
     siblings = set(_FROM_SIBLING.findall(text))
     for group in _SIBLINGS.findall(text):
         siblings.update(part.split()[0] for part in group.split(",") if part.strip())

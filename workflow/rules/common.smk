@@ -5,11 +5,20 @@ from pathlib import Path
 
 from attnmem.config import ConfigError, check_config_once
 from attnmem.figures import catalog
-from attnmem.shards import grid_keys, point_count, science_block, shards_of
+from attnmem.schema import load_manifest
+from attnmem.shards import point_count, science_block, shards_of
 from snakemake.logging import logger
 from attnmem.sources import experiment_sources
 
 BASE = Path(workflow.basedir)
+# What each experiment declares (grid keys, outputs), generated from the science by
+# `python -m attnmem schema`; the science's own text must name the same experiments.
+MANIFEST = load_manifest(BASE / "workflow/schemas/experiments.json")
+if set(MANIFEST) != set(experiment_sources()):
+    raise WorkflowError(
+        "workflow/schemas/ is stale: the experiments declared in src/attnmem/experiments "
+        "differ from its experiments.json; run `python -m attnmem schema`"
+    )
 
 try:
     check_config_once(

@@ -1,6 +1,6 @@
 # One rule per experiment, named after it: run the grid of its config block into a cube.
-# The science is in src/attnmem/experiments/; adding an experiment there (with its config block
-# and schema entry) adds its rule here, so this file does not grow with the project. On a
+# The science is in src/attnmem/experiments/; declaring an experiment there (and giving it a
+# config block) adds its rule here, so this file does not grow with the project. On a
 # cluster, experiment jobs travel in groups (group-components in the SLURM profile).
 #
 # A grid larger than one shard (attnmem.shards: by default 200 seeds; a block's `shard:` sets
@@ -10,7 +10,8 @@
 SHARDS = {}
 
 for _name, _block in config["experiments"].items():
-    _parts = shards_of(_name, _block, grid_keys(_block), config["seed"])
+    _keys = MANIFEST[_name]["grid"]
+    _parts = shards_of(_name, _block, _keys, config["seed"])
     if list(_parts) == ["all"]:
 
         rule:
@@ -38,7 +39,7 @@ for _name, _block in config["experiments"].items():
     else:
         SHARDS[_name] = _parts
         logger.info(
-            f"{_name}: {point_count(_block):,} grid points in {len(_parts)} shards"
+            f"{_name}: {point_count(_block, _keys):,} grid points in {len(_parts)} shards"
         )
 
         rule:

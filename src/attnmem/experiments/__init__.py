@@ -1,55 +1,33 @@
-"""The science, one module per topic, and the registry of experiments the pipeline can run.
-
-Each topic module lists its experiments in ``EXPERIMENTS``; add a module to ``_TOPICS`` to
-make its experiments runnable (and give each a block in config/config.yaml and the schema).
-"""
+"""The science, one module per topic. Every module of this package is a topic; a function
+decorated with ``@experiment`` (attnmem.spec) in it is an experiment the pipeline can run."""
 
 from __future__ import annotations
 
+import pkgutil
 from importlib import import_module
 
 from ..spec import Experiment
 
-_TOPICS = (
-    "soft_lookup",
-    "unified_view",
-    "in_context_regression",
-    "induction_circuit",
-    "attention_dictionary",
-    "ngram",
-    "single_head",
-    "head_cost",
-    "score_scale",
-    "softmax_capacity",
-    "true_process",
-    "bag_of_words",
-    "hmm",
-    "copy_rule",
-    "pair_mixture",
-    "model_comparison",
-    "latent_pointer",
-    "set_functions",
-    "recurrent_state",
-    "random_key_memory",
-    "head_algebra",
-    "score_saturation",
-    "residual_block",
-    "layer_cost",
-    "store_writes",
-    "score_capacity",
-    "store_budgets",
-    "fast_weights",
-    "toylang_readers",
-    "matrix_readings",
-    "toylang_machine",
-)
+
+def topics() -> list[str]:
+    """The modules of this package, by name."""
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
+
+
+def declared(module) -> list[Experiment]:
+    """The experiments a module declares, in the order of its functions."""
+    out = []
+    for value in vars(module).values():
+        if callable(value) and getattr(value, "__module__", None) == module.__name__:
+            out.extend(getattr(value, "experiments", ()))
+    return out
 
 
 def registry() -> dict[str, Experiment]:
     """Every experiment by name."""
     out: dict[str, Experiment] = {}
-    for topic in _TOPICS:
-        for exp in import_module(f"{__name__}.{topic}").EXPERIMENTS:
+    for topic in topics():
+        for exp in declared(import_module(f"{__name__}.{topic}")):
             if exp.name in out:
                 raise ValueError(f"experiment {exp.name!r} is defined twice")
             out[exp.name] = exp
@@ -62,8 +40,8 @@ def experiment(name: str) -> Experiment:
     from ..sources import experiment_modules
 
     module = experiment_modules().get(name)
-    if module in _TOPICS:
-        for exp in import_module(f"{__name__}.{module}").EXPERIMENTS:
+    if module is not None:
+        for exp in declared(import_module(f"{__name__}.{module}")):
             if exp.name == name:
                 return exp
     return registry()[name]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, ints, real, reals, seeds
 from .softmax import entropy_nats, softmax, softmax_jacobian
 
 # ----------------------------------------------------------------------------- the circle
@@ -56,6 +56,50 @@ def gaussian_smoother(q, keys, values, beta):
     return (w @ values) / w.sum(), w / w.sum()
 
 
+@experiment(
+    grid={
+        "beta": reals(min=0, doc="a non-empty list of distinct inverse temperatures >= 0"),
+        "angle": ints(min=0),
+    },
+    outputs=(
+        Output("similarity", "similarity k_i . q of a unit key and the unit query", dims=("key",)),
+        Output("weight", "attention share a_i of key i", dims=("key",)),
+        Output("output", "soft-dictionary output, the share-weighted value"),
+        Output("row_sum", "sum of the shares"),
+        Output("min_weight", "smallest share"),
+        Output("top_weight", "largest share"),
+        Output("uniform_gap", "largest distance of a share from 1/M"),
+        Output("nearest_is_top", "1 if the nearest key holds the largest share"),
+        Output("hard_output", "value of the nearest key (the hard lookup)"),
+        Output("hard_gap", "distance of the soft output from the hard lookup"),
+        Output("in_hull", "1 if the output lies between the smallest and largest value"),
+        Output("ratio_gap", "largest |ln(a_i/a_j) - beta (s_i - s_j)|"),
+        Output("memory_form_gap", "output minus the normalised outer-product memory"),
+        Output("shift_gap", "largest share change when every logit gets +7.3"),
+        Output("order_kept", "1 if the shares are in the order of the similarities"),
+        Output("max_cross_derivative", "largest d a_i / d l_j over i != j"),
+        Output(
+            "fd_max_cross_derivative",
+            "largest d a_i / d l_j over i != j by finite differences of the shares",
+        ),
+        Output("fd_cross_gap", "largest |finite-difference d a_i / d l_j + a_i a_j| over i != j"),
+        Output("gaussian_gap", "attention minus the Gaussian-kernel smoother, unit keys"),
+        Output(
+            "gaussian_gap_long_keys",
+            "attention minus the Gaussian-kernel smoother, keys of length 0.5 to 2",
+        ),
+        Output(
+            "long_key_ratio", "attention share of a length-1.5 key over an equally distant unit key"
+        ),
+        Output("gaussian_pair_ratio", "the same ratio under the Gaussian kernel"),
+        Output("long_key_ratio_formula", "exp(beta (1.5^2 - 1) / 2)"),
+    ),
+    coords={"key": KEY_NAMES},
+    sections=(
+        "memory-math ch6: soft dictionary, temperature, kernel smoother (lines 26-29, 35-36)",
+        "memory-math D19 and appendix C softmax (line 68)",
+    ),
+)
 def soft_dictionary_circle(beta: float, angle: float) -> dict:
     """One unit query at ``angle`` degrees against the seven keys of the circle at ``beta``."""
     keys, v = unit(CIRCLE_KEY_DEG), CIRCLE_VALUES
@@ -174,6 +218,52 @@ def parameter_counts(d: int, h: int) -> dict:
     return {"qkv": qkv, "attention": attn, "mlp": mlp, "total": attn + mlp}
 
 
+@experiment(
+    grid={"n": ints(min=2, ranges=False), "d_k": ints()},
+    params={
+        "draws": integer(min=1),
+        "width": integer(min=16, doc="layer width d, divisible by 16"),
+    },
+    outputs=(
+        Output("example_scores", "score matrix Q K^T of the first example", dims=("row", "col")),
+        Output(
+            "example_attention",
+            "attention matrix softmax(beta Q K^T) of the first example",
+            dims=("beta", "row", "col"),
+        ),
+        Output("example_attention_rank", "numerical rank of the example's A", dims=("beta",)),
+        Output("example_condition", "condition number of the example's A", dims=("beta",)),
+        Output("example_top_share", "mean largest share per row of the example", dims=("beta",)),
+        Output("score_rank_max", "largest rank of Q K^T over the draws"),
+        Output("score_rank_min", "smallest rank of Q K^T over the draws"),
+        Output("attention_rank_min", "smallest numerical rank of A over the draws", dims=("beta",)),
+        Output("full_rank_fraction", "fraction of draws whose A has rank n", dims=("beta",)),
+        Output("nonnegative", "1 if every share of every draw is >= 0"),
+        Output("row_sum_gap", "largest |row sum - 1| over every A"),
+        Output("row_view_gap", "AV minus each output as a mixture of the rows of V"),
+        Output("column_view_gap", "output change minus column j of A times a bump of v_j"),
+        Output("outer_view_gap", "AV minus the sum of outer products A_.j v_j^T"),
+        Output("outer_term_rank", "largest rank of one outer-product term"),
+        Output("causal_future_share", "total share on later tokens under the causal mask"),
+        Output("permutation_gap", "output change when the tokens are reordered, realigned"),
+        Output("kv_cache_gap", "cached generation minus the full causal computation"),
+        Output("heads_sum_gap", "[head_1 head_2] W_O minus sum_m head_m W_O^(m)"),
+        Output("heads_dictionary_gap", "layer output minus the per-head B_m, W_V W_O^(m) form"),
+        Output("attention_params_per_d2", "W_Q, W_K, W_V, W_O weights over d^2", dims=("h",)),
+        Output("qkv_params_per_d2", "W_Q, W_K, W_V weights over d^2", dims=("h",)),
+        Output("mlp_params_per_d2", "MLP weights (hidden 4d) over d^2", dims=("h",)),
+        Output("total_params_per_d2", "attention and MLP weights over d^2", dims=("h",)),
+        Output("mlp_share_in_thirds", "MLP share of the layer's weights, in thirds", dims=("h",)),
+        Output("mlp_hidden", "MLP hidden width 4d at the block's width"),
+        Output("head_key_width", "key width d/h of a head", dims=("h",)),
+    ),
+    coords={"beta": RANK_BETAS, "h": HEAD_COUNTS},
+    sections=(
+        "memory-math ch6: attention as a matrix and its rank (lines 33-34)",
+        "memory-math ch8 and D18: heads add, parameter counts (lines 44, 46, 68)",
+        "memory-math appendix C: causal mask, positions, KV cache (line 68)",
+    ),
+)
 def attention_matrix_views(n: int, d_k: int, draws: int, width: int, rng) -> dict:
     """A random attention matrix and its readings; ranks over ``draws`` random examples (the
     first is the figure's example); a random two-head layer; parameter counts by head count."""
@@ -380,6 +470,111 @@ INDEP_REPS = 20  # replicates of the independence Monte Carlo (appendix B)
 INDEP_SAMPLES = 4000  # samples of (X, Y) per replicate
 
 
+@experiment(
+    grid={"seed": seeds()},
+    params={
+        "beta": real(gt=0),
+        "eta": real(gt=0),
+        "train_steps": integer(min=1),
+        "walk_beta": real(gt=0),
+    },
+    outputs=(
+        Output("jacobian_fd_error", "softmax Jacobian vs finite differences (relative)"),
+        Output("grad_v_fd_error", "dL/dv_i = a_i g vs finite differences"),
+        Output("grad_logit_fd_error", "dL/dl_i = a_i (v_i - o).g vs finite differences"),
+        Output("grad_k_fd_error", "dL/dk_i vs finite differences"),
+        Output("grad_q_fd_error", "dL/dq vs finite differences"),
+        Output("grad_wv_fd_error", "dL/dW_V as a sum of outer products vs FD"),
+        Output("grad_wk_fd_error", "dL/dW_K as a sum of outer products vs FD"),
+        Output("key_move_orthogonal_token", "key change of a token orthogonal to all"),
+        Output("key_move_shared_token", "key change of a token of the sequence"),
+        Output("bilinear_gap", "scores minus beta x_i^T W_Q W_K^T x_j"),
+        Output("rank_b", "rank of B = W_Q W_K^T (d = 8, d_k = 3)"),
+        Output("rank_wvwo", "rank of W_V W_O (d = 8, d_v = 2)"),
+        Output("gauge_gap", "relative score change under W_Q G, W_K G^-T"),
+        Output("gauge_gap_qknorm", "score change under the same G with q-k normalisation"),
+        Output("gauge_gap_rope", "score change under the same G with a rotary code"),
+        Output("output_gauge_gap", "relative output change under W_V H, H^-1 W_O"),
+        Output(
+            "key_rule_agreement",
+            "fraction of lookups where cos(k_i, q) rises exactly for keys with dL/dl_i < 0",
+        ),
+        Output("pg_fd_error", "a_j (r_j - rbar) vs finite differences of J"),
+        Output("log_derivative_gap", "E_i~a[r_i grad log a_i] minus a_j (r_j - rbar)"),
+        Output("baseline_shift_gap", "exact gradient change when a baseline is subtracted"),
+        Output("attention_pg_gap", "dL/dl minus the policy gradient with r = -V g"),
+        Output(
+            "mean_baseline_lowers_variance",
+            "fraction of random softmax policies (rewards N(0,1)) where the mean baseline lowers "
+            "the estimate's variance",
+        ),
+        Output("mean_baseline_lowers_variance_offset", "the same with rewards N(3,1)"),
+        Output("energy_fd_error", "Hopfield energy gradient vs finite differences"),
+        Output("energy_max_rise", "largest energy increase over 300 updates"),
+        Output("fixed_point_residual", "|update(xi) - xi| after 300 updates"),
+        Output("fixed_point_gradient", "|grad E| after 300 updates"),
+        Output("one_update_error", "relative error of one update from a noisy pattern"),
+        Output(
+            "denoise_entropy_rises", "1 if weight entropy rises as the query leaves the patterns"
+        ),
+        Output("chain_rule_fd_error", "chain rule vs finite differences"),
+        Output(
+            "steepest_ratio", "largest directional derivative over |grad|, 1000 random directions"
+        ),
+        Output("descent_step_lowers", "1 if a small step against the gradient lowers L"),
+        Output("lagrange_gap", "|grad f - lambda grad g| at the constrained minimum"),
+        Output("lagrange_optimal", "1 if no random feasible point beats it"),
+        Output("variance_identity_gap", "E[X^2] - E[X]^2 minus E[(X - EX)^2]"),
+        Output("independent_product_mean", "|E[XY]| for independent zero-mean X, Y"),
+        Output("independent_variance_gap", "Var(X+Y) - Var X - Var Y"),
+        Output("linear_grad_fd_error", "dL/dW = ybar x^T vs finite differences"),
+        Output("linear_grad_rank", "rank of dL/dW of a linear layer"),
+        Output("layernorm_mean", "|mean| after layer normalisation"),
+        Output("layernorm_var_gap", "|variance - 1| after layer normalisation"),
+        Output("seed_repeat_gap", "difference of two runs from the same seed"),
+        Output("walk_target_weight_rises", "1 if a_2 rises at every key step"),
+        Output("walk_error_falls", "1 if |o - target| falls at every key step"),
+        Output("walk_target_angle_falls", "1 if key 2's angle to q falls at every step"),
+        Output(
+            "fixed_point_patterns",
+            "patterns averaged at the fixed point (1/sum a^2)",
+            dims=("hopfield_beta",),
+        ),
+        Output("walk_weight", "share of each key along the key steps", dims=("step", "key")),
+        Output("walk_output", "output o along the key steps", dims=("step",)),
+        Output("walk_angle", "angle of each key to the query", "degrees", ("step", "key")),
+        Output(
+            "fd_steepest_over_gradient_slope",
+            "largest finite-difference slope of L over 1000 random unit directions, over its "
+            "slope along the gradient",
+        ),
+        Output(
+            "fd_gradient_slope_over_norm",
+            "finite-difference slope of L along the gradient over |grad L|",
+        ),
+        Output(
+            "sampled_product_mean",
+            "sample mean of XY, independent zero-mean X = Exp(1) - 1, Y uniform",
+            dims=("indep_rep",),
+        ),
+        Output(
+            "sampled_variance_gap",
+            "sample Var(X + Y) - Var X - Var Y for the same draws",
+            dims=("indep_rep",),
+        ),
+    ),
+    coords={
+        "hopfield_beta": HOPFIELD_BETAS,
+        "step": lambda train_steps, **_: range(train_steps + 1),
+        "key": ("k1", "k2", "k3"),
+        "indep_rep": list(range(INDEP_REPS)),
+    },
+    sections=(
+        "memory-math ch7: the gradient of attention, only W_Q W_K^T matters (lines 39-44)",
+        "memory-math ch6: Hopfield (lines 37-39); D6, D8, D9, D16 (line 68)",
+        "memory-math appendices B and C (line 68)",
+    ),
+)
 def attention_gradients(
     seed: int, rng, beta: float, eta: float, train_steps: int, walk_beta: float
 ) -> dict:
@@ -645,6 +840,42 @@ def interference_sq(rng, trials: int, m: int, d: int) -> np.ndarray:
     return (np.einsum("tm,tmd->td", kk[:, :, 0], vv) ** 2).sum(axis=1)
 
 
+@experiment(
+    grid={"d_k": ints(), "seed": seeds()},
+    params={
+        "draws": integer(min=2),
+    },
+    outputs=(
+        Output("qk_mean_over_sqrt_dk", "mean of q.k over sqrt(d_k)"),
+        Output("qk_variance_over_dk", "sample variance of q.k over d_k"),
+        Output("qk_within_ten_percent", "1 if that ratio is within 10% of 1"),
+        Output("scaled_variance", "sample variance of q.k / sqrt(d_k)"),
+        Output("scaled_excess_kurtosis", "excess kurtosis of q.k / sqrt(d_k)"),
+        Output(
+            "raw_softmax_gradient",
+            "mean Frobenius norm of the softmax Jacobian, 16 keys, undivided",
+        ),
+        Output("scaled_softmax_gradient", "the same with the 1/sqrt(d_k) divide"),
+        Output("raw_gradient_over_scaled", "ratio of the two"),
+        Output("raw_top_share", "mean largest share, undivided"),
+        Output("scaled_top_share", "mean largest share, divided"),
+        Output("unit_overlap_mean", "mean overlap of two random unit vectors"),
+        Output("unit_overlap_sq_times_d", "d times the mean squared overlap"),
+        Output("interference_growth_exponent", "slope of log rms interference in log M"),
+        Output("jensen_ratio_mean", "mean interference ratio with M - 1 = d"),
+        Output("packing_max_overlap", "largest |cos| among 10 d random unit keys"),
+        Output("packing_keys_per_dim", "keys per dimension in the packing check"),
+        Output("interference_rms", "rms interference of M unit memories", dims=("M",)),
+        Output(
+            "interference_sq_times_d_over_m", "mean squared interference times d / M", dims=("M",)
+        ),
+    ),
+    coords={"M": INTERFERENCE_MS},
+    sections=(
+        "memory-math ch6: the 1/sqrt(d_k) scale (line 33)",
+        "memory-math appendix B: random unit vectors, Jensen, square-root growth (line 68)",
+    ),
+)
 def dot_product_scale(d_k: int, seed: int, draws: int, rng) -> dict:
     """One run of ``draws`` standard normal pairs (q, k) at width d_k, like the note's check; and
     random unit vectors in R^{d_k}: squared overlap, interference of M memories, Jensen."""
@@ -701,311 +932,4 @@ def dot_product_scale(d_k: int, seed: int, draws: int, rng) -> dict:
     }
 
 
-def _outputs(spec) -> tuple[Output, ...]:
-    """Output declarations from (name, long_name, units, dims) rows."""
-    return tuple(Output(*row) for row in spec)
-
-
 _K = ("key",)
-EXPERIMENTS = [
-    Experiment(
-        name="soft_dictionary_circle",
-        func=soft_dictionary_circle,
-        grid=("beta", "angle"),
-        outputs=_outputs(
-            (
-                ("similarity", "similarity k_i . q of a unit key and the unit query", "1", _K),
-                ("weight", "attention share a_i of key i", "1", _K),
-                ("output", "soft-dictionary output, the share-weighted value", "1", ()),
-                ("row_sum", "sum of the shares", "1", ()),
-                ("min_weight", "smallest share", "1", ()),
-                ("top_weight", "largest share", "1", ()),
-                ("uniform_gap", "largest distance of a share from 1/M", "1", ()),
-                ("nearest_is_top", "1 if the nearest key holds the largest share", "1", ()),
-                ("hard_output", "value of the nearest key (the hard lookup)", "1", ()),
-                ("hard_gap", "distance of the soft output from the hard lookup", "1", ()),
-                ("in_hull", "1 if the output lies between the smallest and largest value", "1", ()),
-                ("ratio_gap", "largest |ln(a_i/a_j) - beta (s_i - s_j)|", "1", ()),
-                ("memory_form_gap", "output minus the normalised outer-product memory", "1", ()),
-                ("shift_gap", "largest share change when every logit gets +7.3", "1", ()),
-                ("order_kept", "1 if the shares are in the order of the similarities", "1", ()),
-                ("max_cross_derivative", "largest d a_i / d l_j over i != j", "1", ()),
-                (
-                    "fd_max_cross_derivative",
-                    "largest d a_i / d l_j over i != j by finite differences of the shares",
-                    "1",
-                    (),
-                ),
-                (
-                    "fd_cross_gap",
-                    "largest |finite-difference d a_i / d l_j + a_i a_j| over i != j",
-                    "1",
-                    (),
-                ),
-                (
-                    "gaussian_gap",
-                    "attention minus the Gaussian-kernel smoother, unit keys",
-                    "1",
-                    (),
-                ),
-                (
-                    "gaussian_gap_long_keys",
-                    "attention minus the Gaussian-kernel smoother, keys of length 0.5 to 2",
-                    "1",
-                    (),
-                ),
-                (
-                    "long_key_ratio",
-                    "attention share of a length-1.5 key over an equally distant unit key",
-                    "1",
-                    (),
-                ),
-                ("gaussian_pair_ratio", "the same ratio under the Gaussian kernel", "1", ()),
-                ("long_key_ratio_formula", "exp(beta (1.5^2 - 1) / 2)", "1", ()),
-            )
-        ),
-        coords={"key": KEY_NAMES},
-        sections=(
-            "memory-math ch6: soft dictionary, temperature, kernel smoother (lines 26-29, 35-36)",
-            "memory-math D19 and appendix C softmax (line 68)",
-        ),
-    ),
-    Experiment(
-        name="attention_matrix_views",
-        func=attention_matrix_views,
-        grid=("n", "d_k"),
-        params=("draws", "width"),
-        outputs=_outputs(
-            (
-                ("example_scores", "score matrix Q K^T of the first example", "1", ("row", "col")),
-                (
-                    "example_attention",
-                    "attention matrix softmax(beta Q K^T) of the first example",
-                    "1",
-                    ("beta", "row", "col"),
-                ),
-                ("example_attention_rank", "numerical rank of the example's A", "1", ("beta",)),
-                ("example_condition", "condition number of the example's A", "1", ("beta",)),
-                ("example_top_share", "mean largest share per row of the example", "1", ("beta",)),
-                ("score_rank_max", "largest rank of Q K^T over the draws", "1", ()),
-                ("score_rank_min", "smallest rank of Q K^T over the draws", "1", ()),
-                (
-                    "attention_rank_min",
-                    "smallest numerical rank of A over the draws",
-                    "1",
-                    ("beta",),
-                ),
-                ("full_rank_fraction", "fraction of draws whose A has rank n", "1", ("beta",)),
-                ("nonnegative", "1 if every share of every draw is >= 0", "1", ()),
-                ("row_sum_gap", "largest |row sum - 1| over every A", "1", ()),
-                ("row_view_gap", "AV minus each output as a mixture of the rows of V", "1", ()),
-                (
-                    "column_view_gap",
-                    "output change minus column j of A times a bump of v_j",
-                    "1",
-                    (),
-                ),
-                ("outer_view_gap", "AV minus the sum of outer products A_.j v_j^T", "1", ()),
-                ("outer_term_rank", "largest rank of one outer-product term", "1", ()),
-                (
-                    "causal_future_share",
-                    "total share on later tokens under the causal mask",
-                    "1",
-                    (),
-                ),
-                (
-                    "permutation_gap",
-                    "output change when the tokens are reordered, realigned",
-                    "1",
-                    (),
-                ),
-                ("kv_cache_gap", "cached generation minus the full causal computation", "1", ()),
-                ("heads_sum_gap", "[head_1 head_2] W_O minus sum_m head_m W_O^(m)", "1", ()),
-                (
-                    "heads_dictionary_gap",
-                    "layer output minus the per-head B_m, W_V W_O^(m) form",
-                    "1",
-                    (),
-                ),
-                ("attention_params_per_d2", "W_Q, W_K, W_V, W_O weights over d^2", "1", ("h",)),
-                ("qkv_params_per_d2", "W_Q, W_K, W_V weights over d^2", "1", ("h",)),
-                ("mlp_params_per_d2", "MLP weights (hidden 4d) over d^2", "1", ("h",)),
-                ("total_params_per_d2", "attention and MLP weights over d^2", "1", ("h",)),
-                ("mlp_share_in_thirds", "MLP share of the layer's weights, in thirds", "1", ("h",)),
-                ("mlp_hidden", "MLP hidden width 4d at the block's width", "1", ()),
-                ("head_key_width", "key width d/h of a head", "1", ("h",)),
-            )
-        ),
-        coords={"beta": RANK_BETAS, "h": HEAD_COUNTS},
-        sections=(
-            "memory-math ch6: attention as a matrix and its rank (lines 33-34)",
-            "memory-math ch8 and D18: heads add, parameter counts (lines 44, 46, 68)",
-            "memory-math appendix C: causal mask, positions, KV cache (line 68)",
-        ),
-    ),
-    Experiment(
-        name="attention_gradients",
-        func=attention_gradients,
-        grid=("seed",),
-        params=("beta", "eta", "train_steps", "walk_beta"),
-        outputs=_outputs(
-            tuple(
-                (name, text, "1", ())
-                for name, text in (
-                    ("jacobian_fd_error", "softmax Jacobian vs finite differences (relative)"),
-                    ("grad_v_fd_error", "dL/dv_i = a_i g vs finite differences"),
-                    ("grad_logit_fd_error", "dL/dl_i = a_i (v_i - o).g vs finite differences"),
-                    ("grad_k_fd_error", "dL/dk_i vs finite differences"),
-                    ("grad_q_fd_error", "dL/dq vs finite differences"),
-                    ("grad_wv_fd_error", "dL/dW_V as a sum of outer products vs FD"),
-                    ("grad_wk_fd_error", "dL/dW_K as a sum of outer products vs FD"),
-                    ("key_move_orthogonal_token", "key change of a token orthogonal to all"),
-                    ("key_move_shared_token", "key change of a token of the sequence"),
-                    ("bilinear_gap", "scores minus beta x_i^T W_Q W_K^T x_j"),
-                    ("rank_b", "rank of B = W_Q W_K^T (d = 8, d_k = 3)"),
-                    ("rank_wvwo", "rank of W_V W_O (d = 8, d_v = 2)"),
-                    ("gauge_gap", "relative score change under W_Q G, W_K G^-T"),
-                    ("gauge_gap_qknorm", "score change under the same G with q-k normalisation"),
-                    ("gauge_gap_rope", "score change under the same G with a rotary code"),
-                    ("output_gauge_gap", "relative output change under W_V H, H^-1 W_O"),
-                    (
-                        "key_rule_agreement",
-                        "fraction of lookups where cos(k_i, q) rises "
-                        "exactly for keys with dL/dl_i < 0",
-                    ),
-                    ("pg_fd_error", "a_j (r_j - rbar) vs finite differences of J"),
-                    ("log_derivative_gap", "E_i~a[r_i grad log a_i] minus a_j (r_j - rbar)"),
-                    ("baseline_shift_gap", "exact gradient change when a baseline is subtracted"),
-                    ("attention_pg_gap", "dL/dl minus the policy gradient with r = -V g"),
-                    (
-                        "mean_baseline_lowers_variance",
-                        "fraction of random softmax policies "
-                        "(rewards N(0,1)) where the mean baseline lowers the estimate's variance",
-                    ),
-                    ("mean_baseline_lowers_variance_offset", "the same with rewards N(3,1)"),
-                    ("energy_fd_error", "Hopfield energy gradient vs finite differences"),
-                    ("energy_max_rise", "largest energy increase over 300 updates"),
-                    ("fixed_point_residual", "|update(xi) - xi| after 300 updates"),
-                    ("fixed_point_gradient", "|grad E| after 300 updates"),
-                    ("one_update_error", "relative error of one update from a noisy pattern"),
-                    (
-                        "denoise_entropy_rises",
-                        "1 if weight entropy rises as the query leaves the patterns",
-                    ),
-                    ("chain_rule_fd_error", "chain rule vs finite differences"),
-                    (
-                        "steepest_ratio",
-                        "largest directional derivative over |grad|, 1000 random directions",
-                    ),
-                    ("descent_step_lowers", "1 if a small step against the gradient lowers L"),
-                    ("lagrange_gap", "|grad f - lambda grad g| at the constrained minimum"),
-                    ("lagrange_optimal", "1 if no random feasible point beats it"),
-                    ("variance_identity_gap", "E[X^2] - E[X]^2 minus E[(X - EX)^2]"),
-                    ("independent_product_mean", "|E[XY]| for independent zero-mean X, Y"),
-                    ("independent_variance_gap", "Var(X+Y) - Var X - Var Y"),
-                    ("linear_grad_fd_error", "dL/dW = ybar x^T vs finite differences"),
-                    ("linear_grad_rank", "rank of dL/dW of a linear layer"),
-                    ("layernorm_mean", "|mean| after layer normalisation"),
-                    ("layernorm_var_gap", "|variance - 1| after layer normalisation"),
-                    ("seed_repeat_gap", "difference of two runs from the same seed"),
-                    ("walk_target_weight_rises", "1 if a_2 rises at every key step"),
-                    ("walk_error_falls", "1 if |o - target| falls at every key step"),
-                    ("walk_target_angle_falls", "1 if key 2's angle to q falls at every step"),
-                )
-            )
-            + (
-                (
-                    "fixed_point_patterns",
-                    "patterns averaged at the fixed point (1/sum a^2)",
-                    "1",
-                    ("hopfield_beta",),
-                ),
-                ("walk_weight", "share of each key along the key steps", "1", ("step", "key")),
-                ("walk_output", "output o along the key steps", "1", ("step",)),
-                ("walk_angle", "angle of each key to the query", "degrees", ("step", "key")),
-                (
-                    "fd_steepest_over_gradient_slope",
-                    "largest finite-difference slope of L over 1000 random unit directions, "
-                    "over its slope along the gradient",
-                    "1",
-                    (),
-                ),
-                (
-                    "fd_gradient_slope_over_norm",
-                    "finite-difference slope of L along the gradient over |grad L|",
-                    "1",
-                    (),
-                ),
-                (
-                    "sampled_product_mean",
-                    "sample mean of XY, independent zero-mean X = Exp(1) - 1, Y uniform",
-                    "1",
-                    ("indep_rep",),
-                ),
-                (
-                    "sampled_variance_gap",
-                    "sample Var(X + Y) - Var X - Var Y for the same draws",
-                    "1",
-                    ("indep_rep",),
-                ),
-            )
-        ),
-        coords={
-            "hopfield_beta": HOPFIELD_BETAS,
-            "step": lambda train_steps, **_: range(train_steps + 1),
-            "key": ("k1", "k2", "k3"),
-            "indep_rep": list(range(INDEP_REPS)),
-        },
-        sections=(
-            "memory-math ch7: the gradient of attention, only W_Q W_K^T matters (lines 39-44)",
-            "memory-math ch6: Hopfield (lines 37-39); D6, D8, D9, D16 (line 68)",
-            "memory-math appendices B and C (line 68)",
-        ),
-    ),
-    Experiment(
-        name="dot_product_scale",
-        func=dot_product_scale,
-        grid=("d_k", "seed"),
-        params=("draws",),
-        outputs=_outputs(
-            tuple(
-                (name, text, "1", ())
-                for name, text in (
-                    ("qk_mean_over_sqrt_dk", "mean of q.k over sqrt(d_k)"),
-                    ("qk_variance_over_dk", "sample variance of q.k over d_k"),
-                    ("qk_within_ten_percent", "1 if that ratio is within 10% of 1"),
-                    ("scaled_variance", "sample variance of q.k / sqrt(d_k)"),
-                    ("scaled_excess_kurtosis", "excess kurtosis of q.k / sqrt(d_k)"),
-                    (
-                        "raw_softmax_gradient",
-                        "mean Frobenius norm of the softmax Jacobian, 16 keys, undivided",
-                    ),
-                    ("scaled_softmax_gradient", "the same with the 1/sqrt(d_k) divide"),
-                    ("raw_gradient_over_scaled", "ratio of the two"),
-                    ("raw_top_share", "mean largest share, undivided"),
-                    ("scaled_top_share", "mean largest share, divided"),
-                    ("unit_overlap_mean", "mean overlap of two random unit vectors"),
-                    ("unit_overlap_sq_times_d", "d times the mean squared overlap"),
-                    ("interference_growth_exponent", "slope of log rms interference in log M"),
-                    ("jensen_ratio_mean", "mean interference ratio with M - 1 = d"),
-                    ("packing_max_overlap", "largest |cos| among 10 d random unit keys"),
-                    ("packing_keys_per_dim", "keys per dimension in the packing check"),
-                )
-            )
-            + (
-                ("interference_rms", "rms interference of M unit memories", "1", ("M",)),
-                (
-                    "interference_sq_times_d_over_m",
-                    "mean squared interference times d / M",
-                    "1",
-                    ("M",),
-                ),
-            )
-        ),
-        coords={"M": INTERFERENCE_MS},
-        sections=(
-            "memory-math ch6: the 1/sqrt(d_k) scale (line 33)",
-            "memory-math appendix B: random unit vectors, Jensen, square-root growth (line 68)",
-        ),
-    ),
-]

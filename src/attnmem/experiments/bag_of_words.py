@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, ints, reals, seeds
 from . import toylang as tl
 from .softmax import entropy_nats
 from .true_process import PRINTED, printed_sentences
@@ -64,6 +64,40 @@ def generic_sentence(n_names: int, n_fillers: int, gap: int) -> np.ndarray:
     return tl.assemble([0], [1], [0], fillers[None, :], n_names)[0]
 
 
+@experiment(
+    grid={"N": ints(min=2, ranges=False), "L": ints(min=0)},
+    params={
+        "F": integer(min=1, doc="filler words"),
+    },
+    outputs=(
+        Output("theta_name", "fitted frequency of one name, 4/(nN)"),
+        Output("theta_thing", "fitted frequency of one thing, 1/(3n)"),
+        Output("theta_filler", "fitted frequency of one filler, L/(Fn)"),
+        Output("theta_template", "fitted frequency of one template word, 1/n"),
+        Output("theta_sum", "sum of the fitted frequencies over the vocabulary"),
+        Output("copy_nats", "bag cost of one copied name, ln((10+L)N/4)", "nats"),
+        Output("both_copies_nats", "bag cost of the two copied names", "nats"),
+        Output("copy_step_nats", "growth of the copy cost for one more filler", "nats"),
+        Output("sentence_terms", "bag cost of a sentence by kind of token", "nats", ("kind",)),
+        Output("sentence_nats", "bag cost of a whole sentence", "nats"),
+        Output("per_token_nats", "bag cost of a sentence per token", "nats"),
+        Output("entropy_per_token", "entropy of the fitted frequencies", "nats"),
+        Output("n_times_entropy", "sentence length times that entropy", "nats"),
+        Output("true_sentence_nats", "true-process cost of a sentence", "nats"),
+        Output("gap_to_true_nats", "bag cost minus true cost of a sentence", "nats"),
+        Output("vocab_size", "token types of ToyLang, N + 8 + F", "types"),
+        Output("uniform_nats", "cost of a uniform guess over the vocabulary, ln V", "nats"),
+        Output("copy_minus_uniform", "bag copy cost minus the uniform guess", "nats"),
+        Output("template_nats", "bag cost of the template word 'gave'", "nats"),
+        Output("log_n", "ln of the sentence length", "nats"),
+        Output("template_is_ln_n", "1 if every template word costs exactly ln n"),
+    ),
+    coords={"kind": KINDS},
+    sections=(
+        "first-principles: The ruler (line 18)",
+        "first-principles: A2, what the bag pays (lines 120, 162-183, 231)",
+    ),
+)
 def bag_costs(N: int, L: int, F: int) -> dict:
     """Closed form: what the bag fitted to ToyLang charges a copied name, each kind of token and
     a whole sentence, against the true process and against a uniform guess over the vocabulary."""
@@ -147,6 +181,40 @@ def direction_classes(sentences: np.ndarray, n_names: int, vocab: int) -> dict:
     }
 
 
+@experiment(
+    grid={"N": ints(min=2, ranges=False), "L": ints(min=0), "F": ints()},
+    outputs=(
+        Output("theta_gap", "largest |counted - closed-form| frequency"),
+        Output("theta_sum", "sum of the counted frequencies"),
+        Output(
+            "template_cost_is_ln_n",
+            "1 if the counted bag charges every template word ln of the sentence length",
+        ),
+        Output("copy_nats", "counted bag's cost of a copied name", "nats"),
+        Output("copy_formula_gap", "largest |counted copy cost - ln((10+L)N/4)|", "nats"),
+        Output("sentence_nats_min", "smallest bag cost over all sentences", "nats"),
+        Output("sentence_nats_max", "largest bag cost over all sentences", "nats"),
+        Output("entropy_per_token", "entropy of the counted frequencies", "nats"),
+        Output("n_entropy_gap", "largest |sentence cost - n H(theta)|", "nats"),
+        Output("composition", "tokens of each kind in a sentence", "tokens", ("kind",)),
+        Output("composition_constant", "1 if every sentence has the same composition"),
+        Output("n_orderings", "distinct orderings of the tokens of one sentence", "orderings"),
+        Output("n_orderings_sentences", "sentences with exactly those tokens", "sentences"),
+        Output("class_bag_gap", "largest |theta_A - theta_B| of the direction classes"),
+        Output("class_prior_a", "fraction of sentences in class A"),
+        Output("posterior_a_min", "smallest posterior of class A over sentences"),
+        Output("posterior_a_max", "largest posterior of class A over sentences"),
+        Output("log_ratio_max", "largest |log-likelihood ratio| over sentences", "nats"),
+        Output("name_tokens_a", "tokens of the first name in class A per ordered pair", "tokens"),
+        Output("name_tokens_b", "tokens of the first name in class B per ordered pair", "tokens"),
+        Output("name_tokens_spread", "max - min of those counts over names and classes", "tokens"),
+    ),
+    coords={"kind": KINDS},
+    sections=(
+        "first-principles: A2, the bag counted on an enumerated ToyLang "
+        "(lines 160, 162-183, 223-227)",
+    ),
+)
 def bag_enumeration(N: int, L: int, F: int) -> dict:
     """The unigram fitted by counting every sentence of a small ToyLang, compared with the closed
     form; what it charges every sentence; the orderings of one sentence's tokens and how many of
@@ -210,6 +278,34 @@ def row_codes(rows: np.ndarray, base: int) -> np.ndarray:
     return rows @ (base ** np.arange(rows.shape[1], dtype=np.int64))
 
 
+@experiment(
+    grid={"swaps": ints(min=0)},
+    params={
+        "N": integer(min=2),
+        "F": integer(min=1),
+        "L": integer(min=0, max=3),
+        "trials": integer(min=1),
+    },
+    outputs=(
+        Output("bag_nats", "mean bag cost of the shuffled sequence", "nats"),
+        Output("bag_change_max", "largest change of the bag cost from the sentence's", "nats"),
+        Output("true_nats_sentence", "true cost of the shuffles that are still sentences", "nats"),
+        Output("fraction_sentence", "fraction of shuffles that are still sentences"),
+        Output(
+            "impossible_when_not",
+            "1 if every shuffle that is not a sentence has true probability 0",
+        ),
+        Output(
+            "membership_agrees",
+            "1 if membership of the enumerated language equals the sentence test",
+        ),
+        Output("moved_mean", "mean number of positions whose token changed", "positions"),
+        Output("example_tokens", "token ids of one shuffle", dims=("position",)),
+        Output("example_moved", "1 where that shuffle changed the token", dims=("position",)),
+        Output("example_true_nats", "true cost of that shuffle (inf if impossible)", "nats"),
+    ),
+    sections=("first-principles: A2, the shuffle figure (lines 159-161)",),
+)
 def bag_shuffle(swaps: int, rng: np.random.Generator, N: int, F: int, L: int, trials: int) -> dict:
     """The sentence of line 55 (for L = 3) after ``swaps`` random swaps, ``trials`` times: what the
     fitted bag and the true process charge it, and how often it is still a sentence."""
@@ -241,6 +337,18 @@ def bag_shuffle(swaps: int, rng: np.random.Generator, N: int, F: int, L: int, tr
 # ----------------------------------------------------------------------------- sampling
 
 
+@experiment(
+    grid={"M": ints(), "L": ints(min=0), "seed": seeds()},
+    params={
+        "N": integer(min=2),
+        "F": integer(min=1),
+    },
+    outputs=(
+        Output("copy_nats", "copied-name cost of a bag fitted on M sampled sentences", "nats"),
+        Output("theta_max_dev", "largest |fitted - long-run| frequency"),
+    ),
+    sections=("first-principles: A2, more data does not help (lines 166, 231)",),
+)
 def bag_convergence(M: int, L: int, seed: int, rng: np.random.Generator, N: int, F: int) -> dict:
     """A bag fitted on M sampled sentences: its cost on a copied name (averaged over the names)
     and the largest distance of its frequencies from the closed form."""
@@ -254,6 +362,48 @@ def bag_convergence(M: int, L: int, seed: int, rng: np.random.Generator, N: int,
     }
 
 
+@experiment(
+    grid={"seed": seeds()},
+    params={
+        "N": integer(min=2),
+        "F": integer(min=1),
+        "L": integer(min=0),
+        "draws": integer(min=1),
+        "repeats": integer(min=1),
+    },
+    outputs=(
+        Output("kind_count", "tokens of each kind in one draw", "tokens", ("kind",)),
+        Output(
+            "kind_mean", "tokens of each kind per draw, mean over the repeats", "tokens", ("kind",)
+        ),
+        Output("kind_expected", "expected drawn tokens of each kind", "tokens", ("kind",)),
+        Output("template_count", "each template word in one draw", "tokens", ("template",)),
+        Output(
+            "template_mean",
+            "each template word per draw, mean over the repeats",
+            "tokens",
+            ("template",),
+        ),
+        Output(
+            "template_expected", "expected draws of each template word", "tokens", ("template",)
+        ),
+        Output("fraction_sentence", "fraction of the draws that are ToyLang sentences"),
+        Output(
+            "kind_count_draws",
+            "tokens of each kind in each of the first draws",
+            "tokens",
+            ("draw", "kind"),
+        ),
+        Output(
+            "template_count_draws",
+            "each template word in each of the first draws",
+            "tokens",
+            ("draw", "template"),
+        ),
+    ),
+    coords={"kind": KINDS, "template": tl.TEMPLATE},
+    sections=("first-principles: A2, what the bag generates (lines 228-230)",),
+)
 def bag_generate(
     seed: int, rng: np.random.Generator, N: int, F: int, L: int, draws: int, repeats: int
 ) -> dict:
@@ -299,6 +449,46 @@ def thanked_name_seen(tokens: np.ndarray, n_names: int) -> bool:
     return False
 
 
+@experiment(
+    grid={"N": ints(min=8, ranges=False)},
+    params={
+        "F": integer(min=6),
+    },
+    outputs=(
+        Output(
+            "printed_is_sentence", "1 if the printed text is a ToyLang sentence", dims=("example",)
+        ),
+        Output("printed_length", "tokens in the printed sentence", "tokens", ("example",)),
+        Output(
+            "printed_final_reach",
+            "tokens from the final name back to its first occurrence",
+            "tokens",
+            ("example",),
+        ),
+        Output(
+            "draw_kind_count", "tokens of each kind in the printed bag draw", "tokens", ("kind",)
+        ),
+        Output(
+            "draw_template_count",
+            "each template word in the printed bag draw",
+            "tokens",
+            ("template",),
+        ),
+        Output("draw_length", "tokens in the printed bag draw", "tokens"),
+        Output("draw_is_sentence", "1 if the printed bag draw is a sentence"),
+        Output(
+            "draw_possible",
+            "1 if every token of the printed draw has positive frequency in the L = 3 bag",
+        ),
+        Output("draw_has_gave", "1 if the printed bag draw contains 'gave'"),
+        Output(
+            "draw_thanked_name_seen",
+            "1 if a 'thanked' in the printed draw is followed by a name seen before it",
+        ),
+    ),
+    coords={"example": tuple(PRINTED), "kind": KINDS, "template": tl.TEMPLATE},
+    sections=("first-principles: opening (lines 3-4), ruler (9-15), A1 (55-56), A2 (229)",),
+)
 def printed_text(N: int, F: int) -> dict:
     """The sentences the note prints (are they sentences, how long, how far the final copy
     reaches) and the composition of its printed draw from the bag (is it a sentence)."""
@@ -333,6 +523,23 @@ def log_likelihood(counts: np.ndarray, theta: np.ndarray) -> np.ndarray:
     return terms.sum(axis=-1)
 
 
+@experiment(
+    grid={"K": ints(min=2, ranges=False), "seed": seeds()},
+    params={
+        "tokens": integer(min=1),
+        "thetas": integer(min=1),
+    },
+    outputs=(
+        Output("max_gain", "largest l(theta) - l(theta_hat) over random theta", "nats"),
+        Output("multiplier_gap", "largest |c_w / theta_hat_w - n| over seen words"),
+        Output("zero_counts", "words never seen in the training text", "words"),
+        Output("unseen_impossible", "1 if a text with an unseen word gets log-lik -inf"),
+        Output("check_theta", "estimate for the counts (3, 1)", dims=("word",)),
+        Output("check_ll_hat", "log-likelihood of (3, 1) at the estimate", "nats"),
+        Output("check_ll_alternative", "log-likelihood of (3, 1) at (0.7, 0.3)", "nats"),
+    ),
+    sections=("first-principles: A2, the multinomial estimate (lines 126-158)",),
+)
 def multinomial_mle(K: int, seed: int, rng: np.random.Generator, tokens: int, thetas: int) -> dict:
     """Counts of ``tokens`` draws over K words (zeros allowed): no point of the simplex among
     ``thetas`` random ones beats the relative frequency; the multiplier equals n; an unseen word
@@ -371,6 +578,48 @@ TEST_DOCUMENT = "coach bake bake bake"
 CLASSES = tuple(DOCUMENTS)
 
 
+@experiment(
+    grid={"alpha": reals(min=0, doc="a non-empty list of distinct pseudo-counts >= 0")},
+    outputs=(
+        Output("vocab_size", "distinct words of the six documents", "words"),
+        Output("class_tokens", "tokens per class", "tokens", ("cls",)),
+        Output("class_prior", "fitted class prior", dims=("cls",)),
+        Output("goal_count_sports", "occurrences of 'goal' in the sports documents", "tokens"),
+        Output("theta_goal_sports", "unsmoothed frequency of 'goal' in sports"),
+        Output(
+            "raw_zero_counts",
+            "training counts of coach in cooking, bake in sports",
+            "tokens",
+            ("pair",),
+        ),
+        Output("likelihood", "prior times likelihood of the test document", dims=("cls",)),
+        Output("posterior_undefined", "1 if the posterior is 0/0"),
+        Output(
+            "smoothed_test_counts",
+            "smoothed counts of coach and bake (sports, then cooking)",
+            "tokens",
+            ("entry",),
+        ),
+        Output("smoothed_total", "smoothed token total per class", "tokens", ("cls",)),
+        Output("odds_cooking", "cooking over sports, prior times likelihood"),
+        Output("posterior_cooking", "multinomial posterior of cooking"),
+        Output("linear_gap", "|log-odds as a linear map of the counts - direct log-odds|", "nats"),
+        Output("bernoulli_posterior_cooking", "Bernoulli posterior of cooking"),
+        Output("absent_words", "vocabulary words absent from the test document", "words"),
+        Output(
+            "test_tokens_cooking_only",
+            "test tokens seen only in cooking training documents",
+            "tokens",
+        ),
+        Output("test_tokens", "tokens of the test document", "tokens"),
+    ),
+    coords={
+        "cls": CLASSES,
+        "pair": ("cooking:coach", "sports:bake"),
+        "entry": ("sports:coach", "sports:bake", "cooking:coach", "cooking:bake"),
+    },
+    sections=("first-principles: A2, naive Bayes (lines 184-222)",),
+)
 def naive_bayes(alpha: float) -> dict:
     """Multinomial and Bernoulli naive Bayes on the note's six documents with ``alpha``
     pseudo-counts (0: the unsmoothed estimate), scored on the test document."""
@@ -431,275 +680,3 @@ def naive_bayes(alpha: float) -> dict:
         "test_tokens_cooking_only": float(c[only_cooking].sum()),
         "test_tokens": float(c.sum()),
     }
-
-
-EXPERIMENTS = [
-    Experiment(
-        name="bag_costs",
-        func=bag_costs,
-        grid=("N", "L"),
-        params=("F",),
-        outputs=(
-            Output("theta_name", "fitted frequency of one name, 4/(nN)", "1"),
-            Output("theta_thing", "fitted frequency of one thing, 1/(3n)", "1"),
-            Output("theta_filler", "fitted frequency of one filler, L/(Fn)", "1"),
-            Output("theta_template", "fitted frequency of one template word, 1/n", "1"),
-            Output("theta_sum", "sum of the fitted frequencies over the vocabulary", "1"),
-            Output("copy_nats", "bag cost of one copied name, ln((10+L)N/4)", "nats"),
-            Output("both_copies_nats", "bag cost of the two copied names", "nats"),
-            Output("copy_step_nats", "growth of the copy cost for one more filler", "nats"),
-            Output("sentence_terms", "bag cost of a sentence by kind of token", "nats", ("kind",)),
-            Output("sentence_nats", "bag cost of a whole sentence", "nats"),
-            Output("per_token_nats", "bag cost of a sentence per token", "nats"),
-            Output("entropy_per_token", "entropy of the fitted frequencies", "nats"),
-            Output("n_times_entropy", "sentence length times that entropy", "nats"),
-            Output("true_sentence_nats", "true-process cost of a sentence", "nats"),
-            Output("gap_to_true_nats", "bag cost minus true cost of a sentence", "nats"),
-            Output("vocab_size", "token types of ToyLang, N + 8 + F", "types"),
-            Output("uniform_nats", "cost of a uniform guess over the vocabulary, ln V", "nats"),
-            Output("copy_minus_uniform", "bag copy cost minus the uniform guess", "nats"),
-            Output("template_nats", "bag cost of the template word 'gave'", "nats"),
-            Output("log_n", "ln of the sentence length", "nats"),
-            Output("template_is_ln_n", "1 if every template word costs exactly ln n", "1"),
-        ),
-        coords={"kind": KINDS},
-        sections=(
-            "first-principles: The ruler (line 18)",
-            "first-principles: A2, what the bag pays (lines 120, 162-183, 231)",
-        ),
-    ),
-    Experiment(
-        name="bag_enumeration",
-        func=bag_enumeration,
-        grid=("N", "L", "F"),
-        outputs=(
-            Output("theta_gap", "largest |counted - closed-form| frequency", "1"),
-            Output("theta_sum", "sum of the counted frequencies", "1"),
-            Output(
-                "template_cost_is_ln_n",
-                "1 if the counted bag charges every template word ln of the sentence length",
-                "1",
-            ),
-            Output("copy_nats", "counted bag's cost of a copied name", "nats"),
-            Output("copy_formula_gap", "largest |counted copy cost - ln((10+L)N/4)|", "nats"),
-            Output("sentence_nats_min", "smallest bag cost over all sentences", "nats"),
-            Output("sentence_nats_max", "largest bag cost over all sentences", "nats"),
-            Output("entropy_per_token", "entropy of the counted frequencies", "nats"),
-            Output("n_entropy_gap", "largest |sentence cost - n H(theta)|", "nats"),
-            Output("composition", "tokens of each kind in a sentence", "tokens", ("kind",)),
-            Output("composition_constant", "1 if every sentence has the same composition", "1"),
-            Output("n_orderings", "distinct orderings of the tokens of one sentence", "orderings"),
-            Output("n_orderings_sentences", "sentences with exactly those tokens", "sentences"),
-            Output("class_bag_gap", "largest |theta_A - theta_B| of the direction classes", "1"),
-            Output("class_prior_a", "fraction of sentences in class A", "1"),
-            Output("posterior_a_min", "smallest posterior of class A over sentences", "1"),
-            Output("posterior_a_max", "largest posterior of class A over sentences", "1"),
-            Output("log_ratio_max", "largest |log-likelihood ratio| over sentences", "nats"),
-            Output(
-                "name_tokens_a", "tokens of the first name in class A per ordered pair", "tokens"
-            ),
-            Output(
-                "name_tokens_b", "tokens of the first name in class B per ordered pair", "tokens"
-            ),
-            Output(
-                "name_tokens_spread", "max - min of those counts over names and classes", "tokens"
-            ),
-        ),
-        coords={"kind": KINDS},
-        sections=(
-            "first-principles: A2, the bag counted on an enumerated ToyLang "
-            "(lines 160, 162-183, 223-227)",
-        ),
-    ),
-    Experiment(
-        name="bag_shuffle",
-        func=bag_shuffle,
-        grid=("swaps",),
-        params=("N", "F", "L", "trials"),
-        outputs=(
-            Output("bag_nats", "mean bag cost of the shuffled sequence", "nats"),
-            Output("bag_change_max", "largest change of the bag cost from the sentence's", "nats"),
-            Output(
-                "true_nats_sentence", "true cost of the shuffles that are still sentences", "nats"
-            ),
-            Output("fraction_sentence", "fraction of shuffles that are still sentences", "1"),
-            Output(
-                "impossible_when_not",
-                "1 if every shuffle that is not a sentence has true probability 0",
-                "1",
-            ),
-            Output(
-                "membership_agrees",
-                "1 if membership of the enumerated language equals the sentence test",
-                "1",
-            ),
-            Output("moved_mean", "mean number of positions whose token changed", "positions"),
-            Output("example_tokens", "token ids of one shuffle", "1", ("position",)),
-            Output("example_moved", "1 where that shuffle changed the token", "1", ("position",)),
-            Output("example_true_nats", "true cost of that shuffle (inf if impossible)", "nats"),
-        ),
-        sections=("first-principles: A2, the shuffle figure (lines 159-161)",),
-    ),
-    Experiment(
-        name="bag_convergence",
-        func=bag_convergence,
-        grid=("M", "L", "seed"),
-        params=("N", "F"),
-        outputs=(
-            Output("copy_nats", "copied-name cost of a bag fitted on M sampled sentences", "nats"),
-            Output("theta_max_dev", "largest |fitted - long-run| frequency", "1"),
-        ),
-        sections=("first-principles: A2, more data does not help (lines 166, 231)",),
-    ),
-    Experiment(
-        name="bag_generate",
-        func=bag_generate,
-        grid=("seed",),
-        params=("N", "F", "L", "draws", "repeats"),
-        outputs=(
-            Output("kind_count", "tokens of each kind in one draw", "tokens", ("kind",)),
-            Output(
-                "kind_mean",
-                "tokens of each kind per draw, mean over the repeats",
-                "tokens",
-                ("kind",),
-            ),
-            Output("kind_expected", "expected drawn tokens of each kind", "tokens", ("kind",)),
-            Output("template_count", "each template word in one draw", "tokens", ("template",)),
-            Output(
-                "template_mean",
-                "each template word per draw, mean over the repeats",
-                "tokens",
-                ("template",),
-            ),
-            Output(
-                "template_expected", "expected draws of each template word", "tokens", ("template",)
-            ),
-            Output("fraction_sentence", "fraction of the draws that are ToyLang sentences", "1"),
-            Output(
-                "kind_count_draws",
-                "tokens of each kind in each of the first draws",
-                "tokens",
-                ("draw", "kind"),
-            ),
-            Output(
-                "template_count_draws",
-                "each template word in each of the first draws",
-                "tokens",
-                ("draw", "template"),
-            ),
-        ),
-        coords={"kind": KINDS, "template": tl.TEMPLATE},
-        sections=("first-principles: A2, what the bag generates (lines 228-230)",),
-    ),
-    Experiment(
-        name="printed_text",
-        func=printed_text,
-        grid=("N",),
-        params=("F",),
-        outputs=(
-            Output(
-                "printed_is_sentence",
-                "1 if the printed text is a ToyLang sentence",
-                "1",
-                ("example",),
-            ),
-            Output("printed_length", "tokens in the printed sentence", "tokens", ("example",)),
-            Output(
-                "printed_final_reach",
-                "tokens from the final name back to its first occurrence",
-                "tokens",
-                ("example",),
-            ),
-            Output(
-                "draw_kind_count",
-                "tokens of each kind in the printed bag draw",
-                "tokens",
-                ("kind",),
-            ),
-            Output(
-                "draw_template_count",
-                "each template word in the printed bag draw",
-                "tokens",
-                ("template",),
-            ),
-            Output("draw_length", "tokens in the printed bag draw", "tokens"),
-            Output("draw_is_sentence", "1 if the printed bag draw is a sentence", "1"),
-            Output(
-                "draw_possible",
-                "1 if every token of the printed draw has positive frequency in the L = 3 bag",
-                "1",
-            ),
-            Output("draw_has_gave", "1 if the printed bag draw contains 'gave'", "1"),
-            Output(
-                "draw_thanked_name_seen",
-                "1 if a 'thanked' in the printed draw is followed by a name seen before it",
-                "1",
-            ),
-        ),
-        coords={"example": tuple(PRINTED), "kind": KINDS, "template": tl.TEMPLATE},
-        sections=("first-principles: opening (lines 3-4), ruler (9-15), A1 (55-56), A2 (229)",),
-    ),
-    Experiment(
-        name="multinomial_mle",
-        func=multinomial_mle,
-        grid=("K", "seed"),
-        params=("tokens", "thetas"),
-        outputs=(
-            Output("max_gain", "largest l(theta) - l(theta_hat) over random theta", "nats"),
-            Output("multiplier_gap", "largest |c_w / theta_hat_w - n| over seen words", "1"),
-            Output("zero_counts", "words never seen in the training text", "words"),
-            Output("unseen_impossible", "1 if a text with an unseen word gets log-lik -inf", "1"),
-            Output("check_theta", "estimate for the counts (3, 1)", "1", ("word",)),
-            Output("check_ll_hat", "log-likelihood of (3, 1) at the estimate", "nats"),
-            Output("check_ll_alternative", "log-likelihood of (3, 1) at (0.7, 0.3)", "nats"),
-        ),
-        sections=("first-principles: A2, the multinomial estimate (lines 126-158)",),
-    ),
-    Experiment(
-        name="naive_bayes",
-        func=naive_bayes,
-        grid=("alpha",),
-        outputs=(
-            Output("vocab_size", "distinct words of the six documents", "words"),
-            Output("class_tokens", "tokens per class", "tokens", ("cls",)),
-            Output("class_prior", "fitted class prior", "1", ("cls",)),
-            Output("goal_count_sports", "occurrences of 'goal' in the sports documents", "tokens"),
-            Output("theta_goal_sports", "unsmoothed frequency of 'goal' in sports", "1"),
-            Output(
-                "raw_zero_counts",
-                "training counts of coach in cooking, bake in sports",
-                "tokens",
-                ("pair",),
-            ),
-            Output("likelihood", "prior times likelihood of the test document", "1", ("cls",)),
-            Output("posterior_undefined", "1 if the posterior is 0/0", "1"),
-            Output(
-                "smoothed_test_counts",
-                "smoothed counts of coach and bake (sports, then cooking)",
-                "tokens",
-                ("entry",),
-            ),
-            Output("smoothed_total", "smoothed token total per class", "tokens", ("cls",)),
-            Output("odds_cooking", "cooking over sports, prior times likelihood", "1"),
-            Output("posterior_cooking", "multinomial posterior of cooking", "1"),
-            Output(
-                "linear_gap", "|log-odds as a linear map of the counts - direct log-odds|", "nats"
-            ),
-            Output("bernoulli_posterior_cooking", "Bernoulli posterior of cooking", "1"),
-            Output("absent_words", "vocabulary words absent from the test document", "words"),
-            Output(
-                "test_tokens_cooking_only",
-                "test tokens seen only in cooking training documents",
-                "tokens",
-            ),
-            Output("test_tokens", "tokens of the test document", "tokens"),
-        ),
-        coords={
-            "cls": CLASSES,
-            "pair": ("cooking:coach", "sports:bake"),
-            "entry": ("sports:coach", "sports:bake", "cooking:coach", "cooking:bake"),
-        },
-        sections=("first-principles: A2, naive Bayes (lines 184-222)",),
-    ),
-]

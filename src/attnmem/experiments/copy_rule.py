@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, ints
 from . import toylang as tl
 
 
@@ -37,6 +37,36 @@ def check_gap(sentences: np.ndarray, gap: int) -> dict:
     }
 
 
+def _gaps(L_max: int, **_) -> range:
+    return range(L_max + 1)
+
+
+@experiment(
+    grid={"N": ints(min=2, ranges=False), "F": ints()},
+    params={
+        "L_max": integer(min=0, doc="longest gap"),
+        "max_enumerated": integer(min=0, doc="largest language enumerated"),
+    },
+    outputs=(
+        Output("n_candidates", "offsets the rule could point at (L+8)", dims=("L",)),
+        Output("n_survivors_max", "most offsets consistent with one sentence", dims=("L",)),
+        Output("n_survivors_min", "fewest offsets consistent with one sentence", dims=("L",)),
+        Output(
+            "survivor",
+            "the offset that alone survives every sentence checked (NaN if none)",
+            "tokens",
+            ("L",),
+        ),
+        Output(
+            "all_source", "1 if every sentence checked leaves exactly the offset L+8", dims=("L",)
+        ),
+        Output("n_checked", "sentences checked", dims=("L",)),
+        Output("exhaustive", "1 if every sentence of the language was checked", dims=("L",)),
+        Output("all_gaps_ok", "1 if the survivor is L+8 at every gap"),
+    ),
+    coords={"L": _gaps},
+    sections=("first-principles A4: one sentence identifies the copy rule (lines 301-308)",),
+)
 def copy_rule(N: int, F: int, L_max: int, max_enumerated: int, rng: np.random.Generator) -> dict:
     """For every gap L = 0..L_max: every sentence when the language has at most
     ``max_enumerated`` of them, otherwise one sentence drawn from this point's generator (one
@@ -54,39 +84,3 @@ def copy_rule(N: int, F: int, L_max: int, max_enumerated: int, rng: np.random.Ge
         out["exhaustive"][gap] = float(exhaustive)
     out["all_gaps_ok"] = float(np.all(out["all_source"] == 1.0))
     return out
-
-
-def _gaps(L_max: int, **_) -> range:
-    return range(L_max + 1)
-
-
-EXPERIMENTS = [
-    Experiment(
-        name="copy_rule",
-        func=copy_rule,
-        grid=("N", "F"),
-        params=("L_max", "max_enumerated"),
-        outputs=(
-            Output("n_candidates", "offsets the rule could point at (L+8)", "1", ("L",)),
-            Output("n_survivors_max", "most offsets consistent with one sentence", "1", ("L",)),
-            Output("n_survivors_min", "fewest offsets consistent with one sentence", "1", ("L",)),
-            Output(
-                "survivor",
-                "the offset that alone survives every sentence checked (NaN if none)",
-                "tokens",
-                ("L",),
-            ),
-            Output(
-                "all_source",
-                "1 if every sentence checked leaves exactly the offset L+8",
-                "1",
-                ("L",),
-            ),
-            Output("n_checked", "sentences checked", "1", ("L",)),
-            Output("exhaustive", "1 if every sentence of the language was checked", "1", ("L",)),
-            Output("all_gaps_ok", "1 if the survivor is L+8 at every gap", "1"),
-        ),
-        coords={"L": _gaps},
-        sections=("first-principles A4: one sentence identifies the copy rule (lines 301-308)",),
-    ),
-]

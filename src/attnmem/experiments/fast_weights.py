@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, ints, real, seeds
 from . import toylang
 
 # ----------------------------------------------------------------------------- small tools
@@ -446,6 +446,115 @@ def reader_steps(rng, tokens: np.ndarray, n_names: int, d: int, beta: float, voc
 # ----------------------------------------------------------------------------- experiments
 
 
+PASSES = (1, 2, 5, 10, 100, 1_000_000)
+
+READERS = ("linear", "softmax")
+
+LAMBDAS = (0.5, 1e-6)  # the two penalties of first-principles line 989
+
+_ALGEBRA_SECTIONS = (
+    "first-principles D3 (lines 863-950) and D4 (lines 977-1008)",
+    "memory-math ch. 4 delta rule and RLS (lines 17-18), ch. 9-10 (lines 46-50), D10 (line 68)",
+    "every-layer-a-store: per-channel forgetting (line 72)",
+)
+
+GAMMAS = (0.5, 0.7, 0.8, 0.9, 0.95, 1.0)  # the decay handle's sweep; 0.9 is the Check's (l. 976)
+
+STORES = ("hebbian", "least_squares", "delta", "softmax")
+
+
+@experiment(
+    grid={"seed": seeds()},
+    params={
+        "tokens": integer(min=2),
+        "d_k": integer(min=1),
+        "d_v": integer(min=1),
+        "gram_keys": integer(min=1),
+        "gram_dim": integer(min=1),
+        "feature_dim": integer(min=1),
+        "feature_degree": integer(min=0, max=6),
+        "trunc_dim": integer(min=1),
+        "trunc_beta": real(gt=0),
+        "degree_max": integer(min=0),
+        "rls_pairs": integer(min=1),
+        "rls_dim": integer(min=1),
+        "rls_lambda": real(gt=0),
+        "ridge_dim": integer(min=1),
+        "ridge_pairs": integer(min=1),
+        "ridge_draws": integer(min=1),
+        "state_dim": integer(min=2),
+        "cache_beta": real(gt=0),
+    },
+    outputs=(
+        Output(
+            "recurrence_gap",
+            "largest gap of the recurrent read from the explicit and masked forms",
+            dims=("feature_map",),
+        ),
+        Output("gradient_step_gap", "additive write minus a unit gradient step"),
+        Output("scan_gap", "tree scan minus sequential decayed recurrence"),
+        Output("polynomial_state_gap", "degree-p read minus its fixed-state read"),
+        Output("gram_rank", "rank of exp(k_i.k_j) for the random keys"),
+        Output("gram_min_eig_rel", "smallest over largest eigenvalue of that matrix"),
+        Output("feature_count", "entries of the tensor feature vector"),
+        Output("feature_state_gap", "tensor-feature state minus truncated read"),
+        Output(
+            "truncated_distance",
+            "distance of the degree-P read from the softmax read (one draw)",
+            dims=("degree",),
+        ),
+        Output("delta_store_gap", "latest pair's read minus its value, delta rule"),
+        Output("delta_repeat_change", "change of the state on a repeated write"),
+        Output("delta_orthonormal_gap", "largest read error with orthonormal keys"),
+        Output("delta_disturb_gap", "disturbance minus (error) x (key overlap)"),
+        Output("delta_gradient_gap", "delta write minus a gradient step"),
+        Output("gated_delta_gap", "gated delta: stored pair and decayed rest"),
+        Output("overwrite_error_l2", "read-back error after overwrite, L2-unit key"),
+        Output("overwrite_error_l1", "read-back error after overwrite, L1-normalised key"),
+        Output(
+            "overwrite_error_additive", "read-back error after a purely additive write, unit key"
+        ),
+        Output("wy_gap", "Householder product minus its compact form"),
+        Output("ttt_batch_gap", "batch TTT step minus the linear-attention state"),
+        Output("ttt_delta_gap", "per-token TTT steps minus the delta rule"),
+        Output(
+            "ttt_batch_fd_gap",
+            "read of one batch TTT step (rate 1/2 from 0, finite-difference gradient) minus the "
+            "linear-attention read",
+        ),
+        Output(
+            "repeated_delta_distance",
+            "relative distance of repeated delta writes from least squares",
+            dims=("passes",),
+        ),
+        Output("rls_batch_gap", "relative gap of RLS from the batch ridge solution"),
+        Output("ridge_error_one_draw", "squared read error of the ridge store", dims=("lam",)),
+        Output("ridge_error_median", "median over draws of that error", dims=("lam",)),
+        Output("ridge_mean_over_median", "mean over median of that error", dims=("lam",)),
+        Output("ridge_error_mean", "mean over draws of that error", dims=("lam",)),
+        Output(
+            "flo_cos_true",
+            "cosine of the answer with the first name after each token",
+            dims=("reader", "step"),
+        ),
+        Output(
+            "flo_cos_wrong",
+            "largest cosine of the answer with another name",
+            dims=("reader", "step"),
+        ),
+        Output("flo_correct", "1 if the reader names the first word at the end", dims=("reader",)),
+        Output("flo_state", "the 8 x 8 state after the prompt", dims=("row", "col")),
+    ),
+    coords={
+        "feature_map": ["identity", "elu+1"],
+        "degree": lambda **p: list(range(p["degree_max"] + 1)),
+        "passes": list(PASSES),
+        "lam": list(LAMBDAS),
+        "reader": list(READERS),
+        "step": list(range(len(FLO_SENTENCE) + 3)),
+    },
+    sections=_ALGEBRA_SECTIONS,
+)
 def fast_weight_algebra(
     seed: int,
     tokens: int,
@@ -542,10 +651,7 @@ def ttt_batch_fd_gap(rng, tokens: int, d: int, h: float = 1e-3) -> float:
     return float(np.abs(Q @ W1.T - linear_attention).max())
 
 
-LAMBDAS = (0.5, 1e-6)  # the two penalties of first-principles line 989
 # passes of the repeated delta write (every-layer-a-store line 72); the last one is the limit
-PASSES = (1, 2, 5, 10, 100, 1_000_000)
-READERS = ("linear", "softmax")
 
 
 def age_streams(rng, streams: int, d: int, pairs: int, gammas, beta: float) -> dict:
@@ -604,6 +710,73 @@ def store_streams(rng, draws: int, d: int, max_pairs: int, beta: float) -> dict:
     return {"error": err, "ratio": ratio, "margin": margin}
 
 
+@experiment(
+    grid={"seed": seeds()},
+    params={
+        "age_dim": integer(min=1),
+        "age_pairs": integer(min=1),
+        "streams": integer(min=1),
+        "store_dim": integer(min=1),
+        "max_pairs": integer(min=1),
+        "draws": integer(min=1),
+        "few_draws": integer(min=1),
+        "cache_dim": integer(min=1),
+        "cache_tokens": integer(min=1),
+        "cache_draws": integer(min=1),
+        "beta": real(gt=0),
+    },
+    outputs=(
+        Output(
+            "decay_age_error",
+            "squared read error by age, decayed additive state (mean of streams)",
+            dims=("gamma", "age"),
+        ),
+        Output("delta_age_error", "squared read error by age, delta rule", dims=("age",)),
+        Output("softmax_age_error", "squared read error by age, softmax cache", dims=("age",)),
+        Output(
+            "store_error",
+            "squared recall error against the number of stored pairs (mean of draws)",
+            dims=("store", "pairs"),
+        ),
+        Output("store_error_few", "the same over the first few draws", dims=("store", "pairs")),
+        Output(
+            "interference_ratio",
+            "interference power over signal power of the read",
+            dims=("linear_store", "pairs"),
+        ),
+        Output(
+            "interference_cross",
+            "fewest pairs with interference power at least the signal's",
+            "pairs",
+            ("linear_store",),
+        ),
+        Output("interference_advantage", "least-squares crossing over Hebbian crossing"),
+        Output(
+            "delta_over_ls_min",
+            "smallest excess of the delta error over the least-squares error",
+            dims=("pairs",),
+        ),
+        Output(
+            "first_value_error",
+            "squared error of the first value's read after t tokens",
+            dims=("memory", "tokens"),
+        ),
+    ),
+    coords={
+        "gamma": list(GAMMAS),
+        "age": lambda **p: list(range(p["age_pairs"])),
+        "store": list(STORES),
+        "pairs": lambda **p: list(range(1, p["max_pairs"] + 1)),
+        "linear_store": ["hebbian", "least_squares"],
+        "memory": ["state", "cache"],
+        "tokens": lambda **p: list(range(1, p["cache_tokens"] + 1)),
+    },
+    sections=(
+        "first-principles D4 (lines 955-1009)",
+        "memory-math ch. 4 figure (line 19), ch. 9 figure (lines 47-48), ch. 10 figure (51)",
+        "every-layer-a-store: per-channel forgetting (line 72)",
+    ),
+)
 def write_rule_streams(
     seed: int,
     age_dim: int,
@@ -651,10 +824,6 @@ def write_rule_streams(
     }
 
 
-GAMMAS = (0.5, 0.7, 0.8, 0.9, 0.95, 1.0)  # the decay handle's sweep; 0.9 is the Check's (l. 976)
-STORES = ("hebbian", "least_squares", "delta", "softmax")
-
-
 def decay_error_closed(d: int, n: int, gamma, age) -> np.ndarray:
     """(1 - gamma^age)^2 + (sum_{b<n} gamma^{2b} - gamma^{2 age}) / d (first-principles l. 957)."""
     gamma, age = np.asarray(gamma, float)[..., None], np.asarray(age)
@@ -669,6 +838,16 @@ def weights_and_cache(d_model: int, layers: int) -> tuple[int, int]:
     return 12 * d_model**2 * layers, 2 * d_model * layers
 
 
+@experiment(
+    grid={"d_model": ints(), "layers": ints()},
+    outputs=(
+        Output("param_count", "parameters 12 d^2 L", "parameters"),
+        Output("cache_per_token", "cache numbers per token, 2 d L", "numbers"),
+        Output("n_star", "tokens where the cache equals the parameters", "tokens"),
+        Output("n_star_over_d", "that crossing in units of the width"),
+    ),
+    sections=("memory-math ch. 9 (line 48) and ch. 17 exercise 4 (lines 64-65)",),
+)
 def cache_crossover(d_model: int, layers: int) -> dict:
     """The context length at which the cache holds as many numbers as the weights."""
     params, cache_token = weights_and_cache(d_model, layers)
@@ -680,6 +859,96 @@ def cache_crossover(d_model: int, layers: int) -> dict:
     }
 
 
+@experiment(
+    params={
+        "d_head": integer(min=1),
+        "n_seq": integer(min=1),
+        "d_model": integer(min=1),
+        "layers": integer(min=1),
+        "bytes_per_number": integer(min=1),
+        "age_dim": integer(min=1),
+        "age_pairs": integer(min=1),
+        "gamma_check": real(max=1, gt=0),
+        "store_dim": integer(min=1),
+        "max_pairs": integer(min=1),
+        "cache_dim": integer(min=1),
+        "cache_tokens": integer(min=1),
+    },
+    outputs=(
+        Output("state_numbers", "numbers a linear state holds", "numbers"),
+        Output("cache_numbers_end", "numbers a cache holds after the sequence", "numbers"),
+        Output("state_madds_per_token", "multiply-adds per token, state", "multiply-adds"),
+        Output("cache_madds_last_token", "multiply-adds at the last token, cache", "multiply-adds"),
+        Output(
+            "state_madds_total", "multiply-adds over the sequence, state (formula)", "multiply-adds"
+        ),
+        Output(
+            "cache_madds_total", "multiply-adds over the sequence, cache (formula)", "multiply-adds"
+        ),
+        Output("loop_state_total", "the same summed token by token, state", "multiply-adds"),
+        Output("loop_cache_total", "the same summed token by token, cache", "multiply-adds"),
+        Output("cost_ratio", "cache total over state total"),
+        Output("numbers_crossing", "tokens where the cache holds as many numbers", "tokens"),
+        Output("cost_crossing", "tokens where the cache costs as much per token", "tokens"),
+        Output("param_count", "parameters 12 d^2 L", "parameters"),
+        Output("param_bytes", "bytes of the parameters", "bytes"),
+        Output("cache_bytes_per_token", "bytes of keys and values per token", "bytes"),
+        Output("param_gb", "parameters in GB (10^9 bytes)", "GB"),
+        Output("cache_mb_per_token", "cache per token in MB (10^6 bytes)", "MB"),
+        Output("n_star", "tokens where the cache equals the parameters", "tokens"),
+        Output("cache_bytes", "bytes of the cache", "bytes", ("context",)),
+        Output(
+            "decay_closed_error",
+            "expected squared error by age, decayed state (closed form)",
+            dims=("gamma", "age"),
+        ),
+        Output("decay_last_below_one", "oldest age with closed-form error below 1"),
+        Output("decay_first_above_one", "youngest age with closed-form error above 1"),
+        Output("hebbian_closed_error", "Hebbian error (m-1)/d", dims=("pairs",)),
+        Output("least_squares_closed_error", "least-squares error max(0, 1-d/m)", dims=("pairs",)),
+        Output("hebbian_reaches_one", "fewest pairs with Hebbian error at least 1", "pairs"),
+        Output("least_squares_exact_up_to", "most pairs least squares stores exactly", "pairs"),
+        Output("first_value_state_closed", "state's error on the first value", dims=("tokens",)),
+        Output("flo_answer_position", "position of the copied first name, gap 6"),
+        Output("toylang_fillers", "filler words of ToyLang", "words"),
+        Output("hebbian_state_ann_cy", "Hebbian state after Ann then Cy", dims=("component",)),
+        Output("hebbian_read_ann_cy", "its read at the key"),
+        Output("delta_error_cy", "delta rule's error on Cy"),
+        Output("delta_state_cy", "delta state after Ann then Cy", dims=("component",)),
+        Output("delta_read_cy", "its read at the key"),
+        Output("delta_repeat_error", "error when Cy is written again"),
+        Output("neighbour_state_before", "state holding the neighbour", dims=("component",)),
+        Output("neighbour_error", "error on Ann with the neighbour stored"),
+        Output("neighbour_state_after", "state after writing Ann", dims=("component",)),
+        Output("neighbour_read_k", "read at Ann's key"),
+        Output("neighbour_read_kprime", "read at the neighbour's key"),
+        Output("neighbour_shift", "change of the neighbour's read"),
+        Output("overlap_times_error", "key overlap times corrected error"),
+        Output("gdn_decayed", "row after a uniform decay of 1/2", dims=("component",)),
+        Output("gdn_prediction", "its prediction at the key"),
+        Output("gdn_error", "its error"),
+        Output("gdn_increment", "its write"),
+        Output("gdn_row", "row after decay and write (Gated DeltaNet)", dims=("component",)),
+        Output("kda_decayed", "row after per-channel decay (1/2, 1)", dims=("component",)),
+        Output("kda_prediction", "its prediction at the key"),
+        Output("kda_error", "its error"),
+        Output("kda_increment", "its write"),
+        Output("kda_row", "row after decay and write (KDA)", dims=("component",)),
+    ),
+    coords={
+        "context": lambda **p: [2**i for i in range(CONTEXT_POWERS[0], CONTEXT_POWERS[1] + 1)],
+        "gamma": list(GAMMAS),
+        "age": lambda **p: list(range(p["age_pairs"])),
+        "pairs": lambda **p: list(range(1, p["max_pairs"] + 1)),
+        "tokens": lambda **p: list(range(1, p["cache_tokens"] + 1)),
+        "component": [0, 1],
+    },
+    sections=(
+        "first-principles D3 cost table (lines 920-939), D4 (lines 955-1009), D6 (1077)",
+        "memory-math ch. 9 cost of the cache (lines 48-49)",
+        "every-layer-a-store: per-channel forgetting (lines 68-72)",
+    ),
+)
 def fast_memory_exact(
     d_head: int,
     n_seq: int,
@@ -783,312 +1052,3 @@ def worked_examples() -> dict:
         "overlap_times_error": float((k @ kp) * err_ann),
         **out,
     }
-
-
-_ALGEBRA_SECTIONS = (
-    "first-principles D3 (lines 863-950) and D4 (lines 977-1008)",
-    "memory-math ch. 4 delta rule and RLS (lines 17-18), ch. 9-10 (lines 46-50), D10 (line 68)",
-    "every-layer-a-store: per-channel forgetting (line 72)",
-)
-
-EXPERIMENTS = [
-    Experiment(
-        name="cache_crossover",
-        func=cache_crossover,
-        grid=("d_model", "layers"),
-        outputs=(
-            Output("param_count", "parameters 12 d^2 L", "parameters"),
-            Output("cache_per_token", "cache numbers per token, 2 d L", "numbers"),
-            Output("n_star", "tokens where the cache equals the parameters", "tokens"),
-            Output("n_star_over_d", "that crossing in units of the width", "1"),
-        ),
-        sections=("memory-math ch. 9 (line 48) and ch. 17 exercise 4 (lines 64-65)",),
-    ),
-    Experiment(
-        name="fast_weight_algebra",
-        func=fast_weight_algebra,
-        grid=("seed",),
-        params=(
-            "tokens",
-            "d_k",
-            "d_v",
-            "gram_keys",
-            "gram_dim",
-            "feature_dim",
-            "feature_degree",
-            "trunc_dim",
-            "trunc_beta",
-            "degree_max",
-            "rls_pairs",
-            "rls_dim",
-            "rls_lambda",
-            "ridge_dim",
-            "ridge_pairs",
-            "ridge_draws",
-            "state_dim",
-            "cache_beta",
-        ),
-        outputs=(
-            Output(
-                "recurrence_gap",
-                "largest gap of the recurrent read from the explicit and masked forms",
-                "1",
-                ("feature_map",),
-            ),
-            Output("gradient_step_gap", "additive write minus a unit gradient step", "1"),
-            Output("scan_gap", "tree scan minus sequential decayed recurrence", "1"),
-            Output("polynomial_state_gap", "degree-p read minus its fixed-state read", "1"),
-            Output("gram_rank", "rank of exp(k_i.k_j) for the random keys", "1"),
-            Output("gram_min_eig_rel", "smallest over largest eigenvalue of that matrix", "1"),
-            Output("feature_count", "entries of the tensor feature vector", "1"),
-            Output("feature_state_gap", "tensor-feature state minus truncated read", "1"),
-            Output(
-                "truncated_distance",
-                "distance of the degree-P read from the softmax read (one draw)",
-                "1",
-                ("degree",),
-            ),
-            Output("delta_store_gap", "latest pair's read minus its value, delta rule", "1"),
-            Output("delta_repeat_change", "change of the state on a repeated write", "1"),
-            Output("delta_orthonormal_gap", "largest read error with orthonormal keys", "1"),
-            Output("delta_disturb_gap", "disturbance minus (error) x (key overlap)", "1"),
-            Output("delta_gradient_gap", "delta write minus a gradient step", "1"),
-            Output("gated_delta_gap", "gated delta: stored pair and decayed rest", "1"),
-            Output("overwrite_error_l2", "read-back error after overwrite, L2-unit key", "1"),
-            Output("overwrite_error_l1", "read-back error after overwrite, L1-normalised key", "1"),
-            Output(
-                "overwrite_error_additive",
-                "read-back error after a purely additive write, unit key",
-                "1",
-            ),
-            Output("wy_gap", "Householder product minus its compact form", "1"),
-            Output("ttt_batch_gap", "batch TTT step minus the linear-attention state", "1"),
-            Output("ttt_delta_gap", "per-token TTT steps minus the delta rule", "1"),
-            Output(
-                "ttt_batch_fd_gap",
-                "read of one batch TTT step (rate 1/2 from 0, finite-difference gradient) "
-                "minus the linear-attention read",
-                "1",
-            ),
-            Output(
-                "repeated_delta_distance",
-                "relative distance of repeated delta writes from least squares",
-                "1",
-                ("passes",),
-            ),
-            Output("rls_batch_gap", "relative gap of RLS from the batch ridge solution", "1"),
-            Output("ridge_error_one_draw", "squared read error of the ridge store", "1", ("lam",)),
-            Output("ridge_error_median", "median over draws of that error", "1", ("lam",)),
-            Output("ridge_mean_over_median", "mean over median of that error", "1", ("lam",)),
-            Output("ridge_error_mean", "mean over draws of that error", "1", ("lam",)),
-            Output(
-                "flo_cos_true",
-                "cosine of the answer with the first name after each token",
-                "1",
-                ("reader", "step"),
-            ),
-            Output(
-                "flo_cos_wrong",
-                "largest cosine of the answer with another name",
-                "1",
-                ("reader", "step"),
-            ),
-            Output(
-                "flo_correct", "1 if the reader names the first word at the end", "1", ("reader",)
-            ),
-            Output("flo_state", "the 8 x 8 state after the prompt", "1", ("row", "col")),
-        ),
-        coords={
-            "feature_map": ["identity", "elu+1"],
-            "degree": lambda **p: list(range(p["degree_max"] + 1)),
-            "passes": list(PASSES),
-            "lam": list(LAMBDAS),
-            "reader": list(READERS),
-            "step": list(range(len(FLO_SENTENCE) + 3)),
-        },
-        sections=_ALGEBRA_SECTIONS,
-    ),
-    Experiment(
-        name="write_rule_streams",
-        func=write_rule_streams,
-        grid=("seed",),
-        params=(
-            "age_dim",
-            "age_pairs",
-            "streams",
-            "store_dim",
-            "max_pairs",
-            "draws",
-            "few_draws",
-            "cache_dim",
-            "cache_tokens",
-            "cache_draws",
-            "beta",
-        ),
-        outputs=(
-            Output(
-                "decay_age_error",
-                "squared read error by age, decayed additive state (mean of streams)",
-                "1",
-                ("gamma", "age"),
-            ),
-            Output("delta_age_error", "squared read error by age, delta rule", "1", ("age",)),
-            Output("softmax_age_error", "squared read error by age, softmax cache", "1", ("age",)),
-            Output(
-                "store_error",
-                "squared recall error against the number of stored pairs (mean of draws)",
-                "1",
-                ("store", "pairs"),
-            ),
-            Output(
-                "store_error_few",
-                "the same over the first few draws",
-                "1",
-                ("store", "pairs"),
-            ),
-            Output(
-                "interference_ratio",
-                "interference power over signal power of the read",
-                "1",
-                ("linear_store", "pairs"),
-            ),
-            Output(
-                "interference_cross",
-                "fewest pairs with interference power at least the signal's",
-                "pairs",
-                ("linear_store",),
-            ),
-            Output("interference_advantage", "least-squares crossing over Hebbian crossing", "1"),
-            Output(
-                "delta_over_ls_min",
-                "smallest excess of the delta error over the least-squares error",
-                "1",
-                ("pairs",),
-            ),
-            Output(
-                "first_value_error",
-                "squared error of the first value's read after t tokens",
-                "1",
-                ("memory", "tokens"),
-            ),
-        ),
-        coords={
-            "gamma": list(GAMMAS),
-            "age": lambda **p: list(range(p["age_pairs"])),
-            "store": list(STORES),
-            "pairs": lambda **p: list(range(1, p["max_pairs"] + 1)),
-            "linear_store": ["hebbian", "least_squares"],
-            "memory": ["state", "cache"],
-            "tokens": lambda **p: list(range(1, p["cache_tokens"] + 1)),
-        },
-        sections=(
-            "first-principles D4 (lines 955-1009)",
-            "memory-math ch. 4 figure (line 19), ch. 9 figure (lines 47-48), ch. 10 figure (51)",
-            "every-layer-a-store: per-channel forgetting (line 72)",
-        ),
-    ),
-    Experiment(
-        name="fast_memory_exact",
-        func=fast_memory_exact,
-        grid=(),
-        params=(
-            "d_head",
-            "n_seq",
-            "d_model",
-            "layers",
-            "bytes_per_number",
-            "age_dim",
-            "age_pairs",
-            "gamma_check",
-            "store_dim",
-            "max_pairs",
-            "cache_dim",
-            "cache_tokens",
-        ),
-        outputs=(
-            Output("state_numbers", "numbers a linear state holds", "numbers"),
-            Output("cache_numbers_end", "numbers a cache holds after the sequence", "numbers"),
-            Output("state_madds_per_token", "multiply-adds per token, state", "multiply-adds"),
-            Output(
-                "cache_madds_last_token", "multiply-adds at the last token, cache", "multiply-adds"
-            ),
-            Output(
-                "state_madds_total",
-                "multiply-adds over the sequence, state (formula)",
-                "multiply-adds",
-            ),
-            Output(
-                "cache_madds_total",
-                "multiply-adds over the sequence, cache (formula)",
-                "multiply-adds",
-            ),
-            Output("loop_state_total", "the same summed token by token, state", "multiply-adds"),
-            Output("loop_cache_total", "the same summed token by token, cache", "multiply-adds"),
-            Output("cost_ratio", "cache total over state total", "1"),
-            Output("numbers_crossing", "tokens where the cache holds as many numbers", "tokens"),
-            Output("cost_crossing", "tokens where the cache costs as much per token", "tokens"),
-            Output("param_count", "parameters 12 d^2 L", "parameters"),
-            Output("param_bytes", "bytes of the parameters", "bytes"),
-            Output("cache_bytes_per_token", "bytes of keys and values per token", "bytes"),
-            Output("param_gb", "parameters in GB (10^9 bytes)", "GB"),
-            Output("cache_mb_per_token", "cache per token in MB (10^6 bytes)", "MB"),
-            Output("n_star", "tokens where the cache equals the parameters", "tokens"),
-            Output("cache_bytes", "bytes of the cache", "bytes", ("context",)),
-            Output(
-                "decay_closed_error",
-                "expected squared error by age, decayed state (closed form)",
-                "1",
-                ("gamma", "age"),
-            ),
-            Output("decay_last_below_one", "oldest age with closed-form error below 1", "1"),
-            Output("decay_first_above_one", "youngest age with closed-form error above 1", "1"),
-            Output("hebbian_closed_error", "Hebbian error (m-1)/d", "1", ("pairs",)),
-            Output(
-                "least_squares_closed_error", "least-squares error max(0, 1-d/m)", "1", ("pairs",)
-            ),
-            Output("hebbian_reaches_one", "fewest pairs with Hebbian error at least 1", "pairs"),
-            Output("least_squares_exact_up_to", "most pairs least squares stores exactly", "pairs"),
-            Output(
-                "first_value_state_closed", "state's error on the first value", "1", ("tokens",)
-            ),
-            Output("flo_answer_position", "position of the copied first name, gap 6", "1"),
-            Output("toylang_fillers", "filler words of ToyLang", "words"),
-            Output("hebbian_state_ann_cy", "Hebbian state after Ann then Cy", "1", ("component",)),
-            Output("hebbian_read_ann_cy", "its read at the key", "1"),
-            Output("delta_error_cy", "delta rule's error on Cy", "1"),
-            Output("delta_state_cy", "delta state after Ann then Cy", "1", ("component",)),
-            Output("delta_read_cy", "its read at the key", "1"),
-            Output("delta_repeat_error", "error when Cy is written again", "1"),
-            Output("neighbour_state_before", "state holding the neighbour", "1", ("component",)),
-            Output("neighbour_error", "error on Ann with the neighbour stored", "1"),
-            Output("neighbour_state_after", "state after writing Ann", "1", ("component",)),
-            Output("neighbour_read_k", "read at Ann's key", "1"),
-            Output("neighbour_read_kprime", "read at the neighbour's key", "1"),
-            Output("neighbour_shift", "change of the neighbour's read", "1"),
-            Output("overlap_times_error", "key overlap times corrected error", "1"),
-            Output("gdn_decayed", "row after a uniform decay of 1/2", "1", ("component",)),
-            Output("gdn_prediction", "its prediction at the key", "1"),
-            Output("gdn_error", "its error", "1"),
-            Output("gdn_increment", "its write", "1"),
-            Output("gdn_row", "row after decay and write (Gated DeltaNet)", "1", ("component",)),
-            Output("kda_decayed", "row after per-channel decay (1/2, 1)", "1", ("component",)),
-            Output("kda_prediction", "its prediction at the key", "1"),
-            Output("kda_error", "its error", "1"),
-            Output("kda_increment", "its write", "1"),
-            Output("kda_row", "row after decay and write (KDA)", "1", ("component",)),
-        ),
-        coords={
-            "context": lambda **p: [2**i for i in range(CONTEXT_POWERS[0], CONTEXT_POWERS[1] + 1)],
-            "gamma": list(GAMMAS),
-            "age": lambda **p: list(range(p["age_pairs"])),
-            "pairs": lambda **p: list(range(1, p["max_pairs"] + 1)),
-            "tokens": lambda **p: list(range(1, p["cache_tokens"] + 1)),
-            "component": [0, 1],
-        },
-        sections=(
-            "first-principles D3 cost table (lines 920-939), D4 (lines 955-1009), D6 (1077)",
-            "memory-math ch. 9 cost of the cache (lines 48-49)",
-            "every-layer-a-store: per-channel forgetting (lines 68-72)",
-        ),
-    ),
-]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, ints
 from .set_functions import sinusoidal
 from .softmax import softmax, softmax_jacobian
 
@@ -445,6 +445,76 @@ def rotation_checks(d: int, t_max: int) -> dict:
 # ----------------------------------------------------------------------------- experiment
 
 
+@experiment(
+    grid={"d": ints()},
+    params={
+        "n": integer(min=3),
+        "n_h": integer(min=1),
+        "d_ff_mult": integer(min=1),
+        "t_max": integer(min=1, doc="largest shift of the rotation check"),
+    },
+    outputs=(
+        Output("gauge_score_gap", "largest score change under W_Q G, W_K G^-T"),
+        Output("gauge_output_gap", "largest head-output change under the same G"),
+        Output("bias_gauge_gap", "the same with biases on q and k"),
+        Output("rope_gauge_gap", "the same with rotary codes on q and k"),
+        Output("rope_commuting_gap", "rotary codes, G made of scaled 2x2 rotations"),
+        Output("qknorm_gauge_gap", "the same with q and k normalised"),
+        Output("qknorm_orthogonal_gap", "QK-norm, G orthogonal"),
+        Output("family_dim_gap", "Jacobian rank of the factorisation minus d_k(2d - d_k)"),
+        Output("gauge_dim_gap", "independent directions of the G's at a point, minus d_k^2"),
+        Output("gauge_null_gap", "dimensions those directions add to the Jacobian's null space"),
+        Output("gauge_orbit_image", "largest image of a unit G direction under the Jacobian"),
+        Output("score_rank_minus_dk", "rank of W_Q W_K^T minus d_k"),
+        Output("write_rank_minus_dv", "rank of W_V W_O minus d_v"),
+        Output("expansion_order", "order in eps of the remainder of the two-argument expansion"),
+        Output("cross_term_gap", "relative gap, analytic cross term against a mixed difference"),
+        Output("jacobian_trace_gap", "|trace of the finite-difference Jacobian - (1 - sum a^2)|"),
+        Output("jacobian_fd_gap", "largest gap between the Jacobian and finite differences"),
+        Output("jacobian_saturated_trace", "trace of the Jacobian at scores times 50"),
+        Output("jacobian_onehot_norm", "largest entry of the Jacobian at a one-hot a"),
+        Output("top_bound_slack", "least (top weight - 1/(1+(m-1)e^-gap)), unsaturated rows"),
+        Output("row_constant_gap", "weight change when a constant is added to the row"),
+        Output("key_bias_change", "weight change when each key gets its own bias"),
+        Output(
+            "heads_sum_gap", "concatenated heads times W_O minus the per-head sum", dims=("heads",)
+        ),
+        Output("heads_factor_gap", "H_u W_O^u minus A_u (X W_V^u W_O^u)", dims=("heads",)),
+        Output("heads_write_rank_minus_dk", "rank of W_V^u W_O^u minus d_k", dims=("heads",)),
+        Output("heads_params_over_d2", "entries of W_Q, W_K, W_V, W_O over d^2", dims=("heads",)),
+        Output("ln_shift_gap", "LN change after adding a constant"),
+        Output("ln_scale_gap", "LN change after a positive rescaling"),
+        Output("ln_mean_max", "largest |mean| of an LN output"),
+        Output("ln_norm_gap", "largest |norm of an LN output - sqrt(d)|"),
+        Output("ln_square_identity_gap", "relative gap of |x - mean|^2 against d sd^2"),
+        Output("ln_example_mean", "mean of the worked vector (2, 0, -2, 4)"),
+        Output("ln_example_sd", "its standard deviation (divisor d)"),
+        Output("ln_example_out", "its layer normalisation", dims=("coordinate",)),
+        Output("ln_example_norm", "norm of that"),
+        Output("shape_ok", "1 if the object has the table's shape", dims=("object",)),
+        Output("future_change", "change of rows <= i when later tokens change"),
+        Output("prefix_pass_gap", "one masked pass against one pass per prefix"),
+        Output("append_kv_gap", "change of earlier keys and values when a token is appended"),
+        Output("cached_decode_gap", "cached decoding of a new token against recomputing"),
+        Output("mlp_cross_position_change", "MLP output change at a row when others change"),
+        Output("reorder_change_nopos", "last-row change after exchanging two earlier tokens"),
+        Output("reorder_change_pos", "the same with a sinusoidal position code added"),
+        Output("reach_min_sensitivity", "least sensitivity of the last row to an earlier token"),
+        Output("rotation_orthogonal_gap", "largest |R_b^T R_b - I|"),
+        Output("pair_norm_gap", "largest |sin^2 + cos^2 - 1| over the code's pairs"),
+    ),
+    coords={
+        "heads": HEADS,
+        "object": SHAPE_OBJECTS,
+        "coordinate": range(1, len(LN_EXAMPLE) + 1),
+    },
+    sections=(
+        "first-principles C2: the sinusoidal code as a rotation (lines 603-618)",
+        "first-principles C3: projections, the gauge symmetry, the softmax Jacobian (626-660)",
+        "first-principles C4: heads as a sum, layer normalisation, shapes (lines 661-691)",
+        "first-principles C5: the causal mask and the cache (lines 721-731)",
+    ),
+)
 def head_algebra(d: int, n: int, n_h: int, d_ff_mult: int, t_max: int, rng) -> dict:
     """Every check of this module at width ``d`` (keys d / n_h, n tokens)."""
     d_k = d // n_h
@@ -471,76 +541,3 @@ def head_algebra(d: int, n: int, n_h: int, d_ff_mult: int, t_max: int, rng) -> d
     out.update(order_and_reach(rng, max(n, 6), d, d_k))
     out.update(rotation_checks(d, t_max))
     return out
-
-
-def _o(name, long_name, dims=()):
-    return Output(name, long_name, "1", dims)
-
-
-EXPERIMENTS = [
-    Experiment(
-        name="head_algebra",
-        func=head_algebra,
-        grid=("d",),
-        params=("n", "n_h", "d_ff_mult", "t_max"),
-        outputs=(
-            _o("gauge_score_gap", "largest score change under W_Q G, W_K G^-T"),
-            _o("gauge_output_gap", "largest head-output change under the same G"),
-            _o("bias_gauge_gap", "the same with biases on q and k"),
-            _o("rope_gauge_gap", "the same with rotary codes on q and k"),
-            _o("rope_commuting_gap", "rotary codes, G made of scaled 2x2 rotations"),
-            _o("qknorm_gauge_gap", "the same with q and k normalised"),
-            _o("qknorm_orthogonal_gap", "QK-norm, G orthogonal"),
-            _o("family_dim_gap", "Jacobian rank of the factorisation minus d_k(2d - d_k)"),
-            _o("gauge_dim_gap", "independent directions of the G's at a point, minus d_k^2"),
-            _o("gauge_null_gap", "dimensions those directions add to the Jacobian's null space"),
-            _o("gauge_orbit_image", "largest image of a unit G direction under the Jacobian"),
-            _o("score_rank_minus_dk", "rank of W_Q W_K^T minus d_k"),
-            _o("write_rank_minus_dv", "rank of W_V W_O minus d_v"),
-            _o("expansion_order", "order in eps of the remainder of the two-argument expansion"),
-            _o("cross_term_gap", "relative gap, analytic cross term against a mixed difference"),
-            _o("jacobian_trace_gap", "|trace of the finite-difference Jacobian - (1 - sum a^2)|"),
-            _o("jacobian_fd_gap", "largest gap between the Jacobian and finite differences"),
-            _o("jacobian_saturated_trace", "trace of the Jacobian at scores times 50"),
-            _o("jacobian_onehot_norm", "largest entry of the Jacobian at a one-hot a"),
-            _o("top_bound_slack", "least (top weight - 1/(1+(m-1)e^-gap)), unsaturated rows"),
-            _o("row_constant_gap", "weight change when a constant is added to the row"),
-            _o("key_bias_change", "weight change when each key gets its own bias"),
-            _o("heads_sum_gap", "concatenated heads times W_O minus the per-head sum", ("heads",)),
-            _o("heads_factor_gap", "H_u W_O^u minus A_u (X W_V^u W_O^u)", ("heads",)),
-            _o("heads_write_rank_minus_dk", "rank of W_V^u W_O^u minus d_k", ("heads",)),
-            _o("heads_params_over_d2", "entries of W_Q, W_K, W_V, W_O over d^2", ("heads",)),
-            _o("ln_shift_gap", "LN change after adding a constant"),
-            _o("ln_scale_gap", "LN change after a positive rescaling"),
-            _o("ln_mean_max", "largest |mean| of an LN output"),
-            _o("ln_norm_gap", "largest |norm of an LN output - sqrt(d)|"),
-            _o("ln_square_identity_gap", "relative gap of |x - mean|^2 against d sd^2"),
-            _o("ln_example_mean", "mean of the worked vector (2, 0, -2, 4)"),
-            _o("ln_example_sd", "its standard deviation (divisor d)"),
-            _o("ln_example_out", "its layer normalisation", ("coordinate",)),
-            _o("ln_example_norm", "norm of that"),
-            _o("shape_ok", "1 if the object has the table's shape", ("object",)),
-            _o("future_change", "change of rows <= i when later tokens change"),
-            _o("prefix_pass_gap", "one masked pass against one pass per prefix"),
-            _o("append_kv_gap", "change of earlier keys and values when a token is appended"),
-            _o("cached_decode_gap", "cached decoding of a new token against recomputing"),
-            _o("mlp_cross_position_change", "MLP output change at a row when others change"),
-            _o("reorder_change_nopos", "last-row change after exchanging two earlier tokens"),
-            _o("reorder_change_pos", "the same with a sinusoidal position code added"),
-            _o("reach_min_sensitivity", "least sensitivity of the last row to an earlier token"),
-            _o("rotation_orthogonal_gap", "largest |R_b^T R_b - I|"),
-            _o("pair_norm_gap", "largest |sin^2 + cos^2 - 1| over the code's pairs"),
-        ),
-        coords={
-            "heads": HEADS,
-            "object": SHAPE_OBJECTS,
-            "coordinate": range(1, len(LN_EXAMPLE) + 1),
-        },
-        sections=(
-            "first-principles C2: the sinusoidal code as a rotation (lines 603-618)",
-            "first-principles C3: projections, the gauge symmetry, the softmax Jacobian (626-660)",
-            "first-principles C4: heads as a sum, layer normalisation, shapes (lines 661-691)",
-            "first-principles C5: the causal mask and the cache (lines 721-731)",
-        ),
-    ),
-]

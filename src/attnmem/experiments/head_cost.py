@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, ints, real
 from .single_head import WK, WQ, WV, X, attend_counting, make_head
 
 
@@ -64,6 +64,50 @@ def crossover(D: int, dk: int) -> int:
     return int(n[np.argmax(pairs > proj)])
 
 
+@experiment(
+    grid={"n": ints()},
+    params={
+        "D": integer(min=1),
+        "d_k": integer(min=1),
+        "wide_D": integer(min=1),
+        "count_budget": real(min=0),
+    },
+    outputs=(
+        Output("project", "multiply-adds of the three projections", "multiply-adds"),
+        Output("score", "multiply-adds of the score square", "multiply-adds"),
+        Output("mix", "multiply-adds of the mixing", "multiply-adds"),
+        Output("pairs", "multiply-adds of scores and mixing", "multiply-adds"),
+        Output("total", "multiply-adds of the whole run", "multiply-adds"),
+        Output("counted", "1 if counted by the loop head, 0 if by the formula"),
+        Output("formula_project", "3 n D dk", "multiply-adds"),
+        Output("formula_pairs", "2 n^2 dk", "multiply-adds"),
+        Output("formula_total", "3 n D dk + 2 n^2 dk", "multiply-adds"),
+        Output(
+            "formula_gap", "counted total minus the formula (NaN if not counted)", "multiply-adds"
+        ),
+        Output("formula_agrees", "1 if the counted total equals the formula"),
+        Output("project_per_token", "projection multiply-adds per token", "multiply-adds"),
+        Output("score_equals_mix", "1 if the score and mixing counts are equal"),
+        Output("pair_share", "share of the total spent on pairs"),
+        Output("pairs_exceed", "1 if the pairs cost more than the projections"),
+        Output("x_half", "total over the total at n/2"),
+        Output("project_x_half", "projections over the projections at n/2"),
+        Output("pairs_x_half", "pairs over the pairs at n/2"),
+        Output("x_double", "total at 2n over the total at n"),
+        Output("crossover", "smallest n at which the pairs cost more (this head)", "tokens"),
+        Output(
+            "crossover_threshold_over_D",
+            "largest n at which the projections still cost at least as much, over D",
+        ),
+        Output("crossover_wide", "smallest n at which the pairs cost more (wide head)", "tokens"),
+        Output("wide_pair_share", "share spent on pairs by the wide head"),
+        Output("wide_x_double", "total at 2n over the total at n (wide head)"),
+    ),
+    sections=(
+        "every-word: longer rows cost squares (lines 287-327)",
+        "every-word: the cost test (line 339), Exercise 3 (lines 397-399)",
+    ),
+)
 def head_cost(n: int, D: int, d_k: int, wide_D: int, count_budget: float) -> dict:
     """The cost table's row for ``n`` tokens, its ratios to the rows at n/2 and 2n, the
     crossover of this head and of a head ``wide_D`` numbers a token wide."""
@@ -112,48 +156,3 @@ def head_cost(n: int, D: int, d_k: int, wide_D: int, count_budget: float) -> dic
 
 
 MA = "multiply-adds"
-
-EXPERIMENTS = [
-    Experiment(
-        name="head_cost",
-        func=head_cost,
-        grid=("n",),
-        params=("D", "d_k", "wide_D", "count_budget"),
-        outputs=(
-            Output("project", "multiply-adds of the three projections", MA),
-            Output("score", "multiply-adds of the score square", MA),
-            Output("mix", "multiply-adds of the mixing", MA),
-            Output("pairs", "multiply-adds of scores and mixing", MA),
-            Output("total", "multiply-adds of the whole run", MA),
-            Output("counted", "1 if counted by the loop head, 0 if by the formula", "1"),
-            Output("formula_project", "3 n D dk", MA),
-            Output("formula_pairs", "2 n^2 dk", MA),
-            Output("formula_total", "3 n D dk + 2 n^2 dk", MA),
-            Output("formula_gap", "counted total minus the formula (NaN if not counted)", MA),
-            Output("formula_agrees", "1 if the counted total equals the formula", "1"),
-            Output("project_per_token", "projection multiply-adds per token", MA),
-            Output("score_equals_mix", "1 if the score and mixing counts are equal", "1"),
-            Output("pair_share", "share of the total spent on pairs", "1"),
-            Output("pairs_exceed", "1 if the pairs cost more than the projections", "1"),
-            Output("x_half", "total over the total at n/2", "1"),
-            Output("project_x_half", "projections over the projections at n/2", "1"),
-            Output("pairs_x_half", "pairs over the pairs at n/2", "1"),
-            Output("x_double", "total at 2n over the total at n", "1"),
-            Output("crossover", "smallest n at which the pairs cost more (this head)", "tokens"),
-            Output(
-                "crossover_threshold_over_D",
-                "largest n at which the projections still cost at least as much, over D",
-                "1",
-            ),
-            Output(
-                "crossover_wide", "smallest n at which the pairs cost more (wide head)", "tokens"
-            ),
-            Output("wide_pair_share", "share spent on pairs by the wide head", "1"),
-            Output("wide_x_double", "total at 2n over the total at n (wide head)", "1"),
-        ),
-        sections=(
-            "every-word: longer rows cost squares (lines 287-327)",
-            "every-word: the cost test (line 339), Exercise 3 (lines 397-399)",
-        ),
-    ),
-]

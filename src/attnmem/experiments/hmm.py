@@ -14,7 +14,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, ints
 from . import toylang as tl
 from .ngram import row_keys
 
@@ -94,6 +94,17 @@ def random_hmm(rng: np.random.Generator, J: int, V: int) -> tuple:
     )
 
 
+@experiment(
+    outputs=(
+        Output("rho", "forward variable rho_t(j) = Pr(w_1..w_t, s_t = j)", dims=("t", "state")),
+        Output("p_forward", "probability of the text by the forward recursion"),
+        Output("p_paths", "probability of the text summed over every state path"),
+        Output("n_paths", "number of state paths summed"),
+        Output("random_gap", "largest relative gap between recursion and path sum on random HMMs"),
+    ),
+    coords={"t": (1, 2, 3), "state": (0, 1)},
+    sections=("first-principles A4: the forward algorithm and its Check (lines 264-289)",),
+)
 def hmm_forward_check(rng: np.random.Generator) -> dict:
     """The note's two-state example: rho_1..rho_3, p(a b a) by the recursion and by the sum over
     all 2**3 state paths; and the largest relative gap between the two on random HMMs (2 to 4
@@ -124,7 +135,7 @@ def ordered_pairs(n_names: int) -> np.ndarray:
     return np.array([(x, y) for x in range(n_names) for y in range(n_names) if x != y])
 
 
-def binding_hmm(
+def binding_model(
     n_names: int, n_fillers: int, gap: int
 ) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray]:
     """The hand-built machine: a state is (ordered pair (x, y), phase), the phase moves on by one
@@ -177,7 +188,7 @@ def binding_futures(sentences: np.ndarray, gap: int) -> dict:
 def run_binding_hmm(sentences: np.ndarray, n_names: int, n_fillers: int, gap: int) -> dict:
     """The binding machine on a batch of sentences: the probability it gives each sentence, the
     number of state paths, the live states after 'thanked', and its cost on the two copies."""
-    pi, T, E = binding_hmm(n_names, n_fillers, gap)
+    pi, T, E = binding_model(n_names, n_fillers, gap)
     pos = tl.copy_positions(gap)
     out = forward(pi, T, E, sentences)
     log_gen = -math.log(tl.n_sentences(n_names, n_fillers, gap))
@@ -193,7 +204,46 @@ def run_binding_hmm(sentences: np.ndarray, n_names: int, n_fillers: int, gap: in
     }
 
 
-def binding_experiment(
+@experiment(
+    grid={"N": ints(min=2, ranges=False), "F": ints(), "L": ints(min=0)},
+    params={
+        "max_enumerated": integer(min=0, doc="largest language enumerated"),
+        "n_sampled": integer(min=1, doc="drawn sentences otherwise"),
+        "max_states": integer(min=1, doc="largest machine run"),
+    },
+    outputs=(
+        Output("enumerated", "1 if every sentence was run, 0 if drawn ones"),
+        Output("n_run", "sentences run through the machine"),
+        Output("n_states", "states of the hand-built machine (as built when it is run)"),
+        Output("n_pairs", "ordered pairs of names"),
+        Output("table_rows", "rows of the table that pays 0 on the final name"),
+        Output("rows_per_state", "table rows per state of the machine"),
+        Output(
+            "logp_error", "largest |ln p(machine) - ln p(generator)| over the sentences run", "nats"
+        ),
+        Output("paths_min", "fewest state paths of positive probability"),
+        Output("paths_max", "most state paths of positive probability"),
+        Output("live_after_thanked_min", "fewest live states after 'thanked'"),
+        Output("live_after_thanked_max", "most live states after 'thanked'"),
+        Output("cost_X_max", "largest cost of the final name", "nats"),
+        Output("cost_Y_max", "largest cost of the second Y", "nats"),
+        Output(
+            "futures_after_then",
+            "distinct (second Y, final X) futures of the prefixes ending in 'then'",
+        ),
+        Output("next_tokens_after_then", "distinct next tokens after 'then'"),
+        Output("future_determined", "1 if every such prefix fixes its future"),
+        Output("binding_nats", "ln(N(N-1)), the information in the binding", "nats"),
+        Output("ln_N", "ln N", "nats"),
+        Output("ln_N_minus_1", "ln(N-1)", "nats"),
+    ),
+    sections=(
+        "first-principles A4: the hand-built binding HMM and the bound on states "
+        "(lines 290-294, 309)",
+        "first-principles A5: the HMM row of the comparison table (line 326)",
+    ),
+)
+def binding_hmm(
     N: int,
     F: int,
     L: int,
@@ -259,65 +309,3 @@ def binding_experiment(
         "ln_N": math.log(N),
         "ln_N_minus_1": math.log(N - 1),
     }
-
-
-EXPERIMENTS = [
-    Experiment(
-        name="hmm_forward_check",
-        func=hmm_forward_check,
-        grid=(),
-        outputs=(
-            Output("rho", "forward variable rho_t(j) = Pr(w_1..w_t, s_t = j)", "1", ("t", "state")),
-            Output("p_forward", "probability of the text by the forward recursion", "1"),
-            Output("p_paths", "probability of the text summed over every state path", "1"),
-            Output("n_paths", "number of state paths summed", "1"),
-            Output(
-                "random_gap",
-                "largest relative gap between recursion and path sum on random HMMs",
-                "1",
-            ),
-        ),
-        coords={"t": (1, 2, 3), "state": (0, 1)},
-        sections=("first-principles A4: the forward algorithm and its Check (lines 264-289)",),
-    ),
-    Experiment(
-        name="binding_hmm",
-        func=binding_experiment,
-        grid=("N", "F", "L"),
-        params=("max_enumerated", "n_sampled", "max_states"),
-        outputs=(
-            Output("enumerated", "1 if every sentence was run, 0 if drawn ones", "1"),
-            Output("n_run", "sentences run through the machine", "1"),
-            Output("n_states", "states of the hand-built machine (as built when it is run)", "1"),
-            Output("n_pairs", "ordered pairs of names", "1"),
-            Output("table_rows", "rows of the table that pays 0 on the final name", "1"),
-            Output("rows_per_state", "table rows per state of the machine", "1"),
-            Output(
-                "logp_error",
-                "largest |ln p(machine) - ln p(generator)| over the sentences run",
-                "nats",
-            ),
-            Output("paths_min", "fewest state paths of positive probability", "1"),
-            Output("paths_max", "most state paths of positive probability", "1"),
-            Output("live_after_thanked_min", "fewest live states after 'thanked'", "1"),
-            Output("live_after_thanked_max", "most live states after 'thanked'", "1"),
-            Output("cost_X_max", "largest cost of the final name", "nats"),
-            Output("cost_Y_max", "largest cost of the second Y", "nats"),
-            Output(
-                "futures_after_then",
-                "distinct (second Y, final X) futures of the prefixes ending in 'then'",
-                "1",
-            ),
-            Output("next_tokens_after_then", "distinct next tokens after 'then'", "1"),
-            Output("future_determined", "1 if every such prefix fixes its future", "1"),
-            Output("binding_nats", "ln(N(N-1)), the information in the binding", "nats"),
-            Output("ln_N", "ln N", "nats"),
-            Output("ln_N_minus_1", "ln(N-1)", "nats"),
-        ),
-        sections=(
-            "first-principles A4: the hand-built binding HMM and the bound on states "
-            "(lines 290-294, 309)",
-            "first-principles A5: the HMM row of the comparison table (line 326)",
-        ),
-    ),
-]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, ints, real, seeds
 
 # first-principles E3 Check (line 1262) and memory-math exercise 5 (line 66): three 1-D
 # examples (x, y), typed as data.
@@ -217,6 +217,58 @@ def figure_consistency() -> dict:
     return out
 
 
+@experiment(
+    params={
+        "check_eta": real(gt=0),
+        "ex5_eta": real(gt=0),
+        "ex5_query": real(),
+    },
+    outputs=(
+        Output("check_sigma", "mean of x^2 over the three examples"),
+        Output("check_g", "mean of x*y over the three examples"),
+        Output("check_contraction", "1 - eta*Sigma"),
+        Output("check_theta_star", "least-squares slope of the three examples"),
+        Output(
+            "check_theta", "slope after l layers (read from the query slot)", dims=("check_layer",)
+        ),
+        Output("check_theta_gap", "largest gap between stack, descent and closed form"),
+        Output("ex5_one_layer", "one-layer prediction at x_q (summed loss)"),
+        Output("ex5_readout_gap", "|readout - one gradient step| at x_q"),
+        Output("ex5_least_squares", "least-squares prediction at x_q"),
+        Output("ex5_tuned_eta", "the step 1/sum x^2"),
+        Output("ex5_tuned_one_layer", "one-layer prediction at the step 1/sum x^2"),
+        Output("ex5_tuned_gap", "|one step at 1/sum x^2 - least-squares slope|"),
+        Output("fig_slope_fit", "slopes of the best consistent 1-D data set", dims=("fig_slope",)),
+        Output("fig_loss_fit", "losses of the best consistent 1-D data set", dims=("fig_loss",)),
+        Output(
+            "fig_worst_miss",
+            "largest miss of the best fit, in printed half units",
+            dims=("pairing",),
+        ),
+        Output("fig_eta_sigma", "eta*Sigma of the best consistent data set"),
+        Output("fig_sigma_mean_loss", "Sigma of the best fit, loss (1/2m) sum r^2"),
+        Output("fig_eta_half_mse", "implied eta if the loss is (1/2m) sum r^2"),
+        Output("fig_eta_mse", "implied eta if the loss is (1/m) sum r^2"),
+        Output("fig_pairing_a_only", "only the pairing 0, 1, 3, 10 layers fits (0/1)"),
+        Output(
+            "fig_slope_curve", "slope after l layers, best consistent data set", dims=("fig_layer",)
+        ),
+        Output(
+            "fig_loss_curve", "loss after l layers, best consistent data set", dims=("fig_layer",)
+        ),
+    ),
+    coords={
+        "check_layer": [0, 1, 2],
+        "fig_slope": ["1", "3", "10", "least_squares"],
+        "fig_loss": ["0", "1", "3", "10", "floor"],
+        "pairing": list(PAIRINGS),
+        "fig_layer": list(range(21)),
+    },
+    sections=(
+        "first-principles E3 (lines 1258-1265)",
+        "memory-math exercise 5 (lines 66-67)",
+    ),
+)
 def icl_worked_line(check_eta: float, ex5_eta: float, ex5_query: float) -> dict:
     """The 1-D Check (first-principles E3), exercise 5 (memory-math) and the consistency of
     the printed figure readings (first-principles E3 line 1265)."""
@@ -254,6 +306,54 @@ def three_gradients(x, y, rng) -> dict:
     }
 
 
+@experiment(
+    grid={"d": ints(), "seed": seeds()},
+    params={
+        "m": integer(min=2),
+        "d_out": integer(min=1),
+        "eta": real(gt=0),
+        "layers": integer(min=2),
+        "long_layers": integer(min=1),
+        "noise": real(min=0),
+    },
+    outputs=(
+        Output(
+            "one_step_fd_gap",
+            "largest |-eta grad_fd L(0) - (eta/m) sum y_i x_i^T| (one step from zero)",
+        ),
+        Output("x", "first input coordinate of each example", dims=("example",)),
+        Output("y", "label of each example", dims=("example",)),
+        Output("x_q", "first query coordinate"),
+        Output("slope", "first weight after l layers (gradient steps)", dims=("layer",)),
+        Output("loss", "mean in-context loss (1/2m) sum r^2 after l layers", dims=("layer",)),
+        Output("loss_monotone", "the loss never rises from one layer to the next (0/1)"),
+        Output("ls_slope", "first least-squares weight"),
+        Output("ls_loss", "least-squares floor of the mean loss"),
+        Output("slot_gap", "largest |label slot - residual of Theta_l|", dims=("layer",)),
+        Output("pred_gap", "|minus query slot - Theta_l x_q|", dims=("layer",)),
+        Output("closed_form_gap", "largest |closed form - descent| of Theta_l", dims=("layer",)),
+        Output("leak_gap", "largest token change when the query is also a key", dims=("layer",)),
+        Output(
+            "ls_gap_rho", "largest |Theta - least squares| after long_layers steps", dims=("rho",)
+        ),
+        Output("d12_gap", "largest |D12 layer output - W_k x_q| over k"),
+        Output("d11_readout_gap", "|Hebbian read - linear-attention readout|"),
+        Output("d11_hebbian_gap", "|eta sum y x^T - first descent step|"),
+        Output("mm_pred_gap", "|minus query slot - W_k x_q|, summed loss, vector labels"),
+        Output("hebbian_is_step", "|Hebbian write - unit step on -y.Theta x|"),
+        Output("delta_is_step", "|delta-rule direction - token-loss gradient|"),
+        Output("batch_is_mean_step", "|mean-loss gradient - mean token gradient|"),
+    ),
+    coords={
+        "layer": lambda layers, **_: list(range(layers + 1)),
+        "example": lambda m, **_: list(range(m)),
+        "rho": [1.9, 2.1],
+    },
+    sections=(
+        "first-principles E3 (lines 1219-1266)",
+        "memory-math ch. 11 (line 52 char 350 to line 54), D11, D12 (line 68)",
+    ),
+)
 def icl_stack_gd(
     d: int,
     seed: int,
@@ -336,123 +436,3 @@ def icl_stack_gd(
         "mm_pred_gap": float(mm_pred_gap),
         **three_gradients(x, y_vec, rng),
     }
-
-
-EXPERIMENTS = [
-    Experiment(
-        name="icl_worked_line",
-        func=icl_worked_line,
-        grid=(),
-        params=("check_eta", "ex5_eta", "ex5_query"),
-        outputs=(
-            Output("check_sigma", "mean of x^2 over the three examples", "1"),
-            Output("check_g", "mean of x*y over the three examples", "1"),
-            Output("check_contraction", "1 - eta*Sigma", "1"),
-            Output("check_theta_star", "least-squares slope of the three examples", "1"),
-            Output(
-                "check_theta",
-                "slope after l layers (read from the query slot)",
-                "1",
-                ("check_layer",),
-            ),
-            Output("check_theta_gap", "largest gap between stack, descent and closed form", "1"),
-            Output("ex5_one_layer", "one-layer prediction at x_q (summed loss)", "1"),
-            Output("ex5_readout_gap", "|readout - one gradient step| at x_q", "1"),
-            Output("ex5_least_squares", "least-squares prediction at x_q", "1"),
-            Output("ex5_tuned_eta", "the step 1/sum x^2", "1"),
-            Output("ex5_tuned_one_layer", "one-layer prediction at the step 1/sum x^2", "1"),
-            Output("ex5_tuned_gap", "|one step at 1/sum x^2 - least-squares slope|", "1"),
-            Output(
-                "fig_slope_fit", "slopes of the best consistent 1-D data set", "1", ("fig_slope",)
-            ),
-            Output(
-                "fig_loss_fit", "losses of the best consistent 1-D data set", "1", ("fig_loss",)
-            ),
-            Output(
-                "fig_worst_miss",
-                "largest miss of the best fit, in printed half units",
-                "1",
-                ("pairing",),
-            ),
-            Output("fig_eta_sigma", "eta*Sigma of the best consistent data set", "1"),
-            Output("fig_sigma_mean_loss", "Sigma of the best fit, loss (1/2m) sum r^2", "1"),
-            Output("fig_eta_half_mse", "implied eta if the loss is (1/2m) sum r^2", "1"),
-            Output("fig_eta_mse", "implied eta if the loss is (1/m) sum r^2", "1"),
-            Output("fig_pairing_a_only", "only the pairing 0, 1, 3, 10 layers fits (0/1)", "1"),
-            Output(
-                "fig_slope_curve",
-                "slope after l layers, best consistent data set",
-                "1",
-                ("fig_layer",),
-            ),
-            Output(
-                "fig_loss_curve",
-                "loss after l layers, best consistent data set",
-                "1",
-                ("fig_layer",),
-            ),
-        ),
-        sections=(
-            "first-principles E3 (lines 1258-1265)",
-            "memory-math exercise 5 (lines 66-67)",
-        ),
-        coords={
-            "check_layer": [0, 1, 2],
-            "fig_slope": ["1", "3", "10", "least_squares"],
-            "fig_loss": ["0", "1", "3", "10", "floor"],
-            "pairing": list(PAIRINGS),
-            "fig_layer": list(range(21)),
-        },
-    ),
-    Experiment(
-        name="icl_stack_gd",
-        func=icl_stack_gd,
-        grid=("d", "seed"),
-        params=("m", "d_out", "eta", "layers", "long_layers", "noise"),
-        outputs=(
-            Output(
-                "one_step_fd_gap",
-                "largest |-eta grad_fd L(0) - (eta/m) sum y_i x_i^T| (one step from zero)",
-                "1",
-            ),
-            Output("x", "first input coordinate of each example", "1", ("example",)),
-            Output("y", "label of each example", "1", ("example",)),
-            Output("x_q", "first query coordinate", "1"),
-            Output("slope", "first weight after l layers (gradient steps)", "1", ("layer",)),
-            Output("loss", "mean in-context loss (1/2m) sum r^2 after l layers", "1", ("layer",)),
-            Output("loss_monotone", "the loss never rises from one layer to the next (0/1)", "1"),
-            Output("ls_slope", "first least-squares weight", "1"),
-            Output("ls_loss", "least-squares floor of the mean loss", "1"),
-            Output("slot_gap", "largest |label slot - residual of Theta_l|", "1", ("layer",)),
-            Output("pred_gap", "|minus query slot - Theta_l x_q|", "1", ("layer",)),
-            Output(
-                "closed_form_gap", "largest |closed form - descent| of Theta_l", "1", ("layer",)
-            ),
-            Output(
-                "leak_gap", "largest token change when the query is also a key", "1", ("layer",)
-            ),
-            Output(
-                "ls_gap_rho",
-                "largest |Theta - least squares| after long_layers steps",
-                "1",
-                ("rho",),
-            ),
-            Output("d12_gap", "largest |D12 layer output - W_k x_q| over k", "1"),
-            Output("d11_readout_gap", "|Hebbian read - linear-attention readout|", "1"),
-            Output("d11_hebbian_gap", "|eta sum y x^T - first descent step|", "1"),
-            Output("mm_pred_gap", "|minus query slot - W_k x_q|, summed loss, vector labels", "1"),
-            Output("hebbian_is_step", "|Hebbian write - unit step on -y.Theta x|", "1"),
-            Output("delta_is_step", "|delta-rule direction - token-loss gradient|", "1"),
-            Output("batch_is_mean_step", "|mean-loss gradient - mean token gradient|", "1"),
-        ),
-        sections=(
-            "first-principles E3 (lines 1219-1266)",
-            "memory-math ch. 11 (line 52 char 350 to line 54), D11, D12 (line 68)",
-        ),
-        coords={
-            "layer": lambda layers, **_: list(range(layers + 1)),
-            "example": lambda m, **_: list(range(m)),
-            "rho": [1.9, 2.1],
-        },
-    ),
-]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, real, reals
 from .softmax import softmax
 
 # The vocabulary of E2 (line 1137): 48 names plus 15 other tokens (gave, a, 3 things, 6
@@ -169,6 +169,45 @@ def random_repeats(rng, count: int, length: int) -> np.ndarray:
     return np.hstack([stop, body, body])
 
 
+@experiment(
+    grid={"beta": reals(gt=0)},
+    params={
+        "kappa": real(gt=0),
+        "sequences": integer(min=1),
+        "length": integer(min=1, max=31),
+    },
+    outputs=(
+        Output("attention1", "layer-1 weight of key j for query t", dims=("query", "key")),
+        Output("attention2", "layer-2 weight of key j for query t", dims=("query", "key")),
+        Output("prev_token", "vocabulary index of the largest PREV entry", dims=("position",)),
+        Output("prev_is_left_neighbour", "PREV holds the left neighbour (0/1)"),
+        Output("target_position", "position after the earlier occurrence", dims=("second_copy",)),
+        Output("target_weight", "layer-2 weight on that position", dims=("second_copy",)),
+        Output("answer_prob", "probability of the token found there", dims=("second_copy",)),
+        Output("answer_is_argmax", "the induction answer is the top token everywhere (0/1)"),
+        Output("score_is_match", "largest |score/beta - [prev_j = w_p]| (hard PREV)"),
+        Output("bare_target_weight", "weight on the right position, no full stop"),
+        Output("bare_self_weight", "weight on position 0, no full stop"),
+        Output("bare_answer_prob", "probability of the right token, no full stop"),
+        Output("random_accuracy", "share of second-copy positions answered right"),
+        Output("random_min_prob", "smallest answer probability, random repeats"),
+        Output("linear_exact_gap", "largest |OUT - one-hot answer|, linear attention"),
+        Output("anchor_weight", "weight on the E2 target position", dims=("anchor_mode",)),
+        Output("anchor_correct", "the E2 read returns the right name (0/1)", dims=("anchor_mode",)),
+        Output("exact_prob", "e^kappa / (e^kappa + |V| - 1)"),
+    ),
+    coords={
+        "query": [f"{i} {w}" for i, w in enumerate(SENTENCE)],
+        "key": [f"{i} {w}" for i, w in enumerate(SENTENCE)],
+        "position": [f"{i} {w}" for i, w in enumerate(SENTENCE)],
+        "second_copy": [f"{i} {SENTENCE[i]}" for i in SECOND_COPY],
+        "anchor_mode": ["second_y", "final_x"],
+    },
+    sections=(
+        "first-principles E4 (lines 1267-1281)",
+        "memory-math ch. 11 induction heads (line 54)",
+    ),
+)
 def induction_circuit(beta: float, rng, kappa: float, sequences: int, length: int) -> dict:
     """The circuit on the note's repeated sentence, without its leading full stop, on random
     repeated sequences of distinct tokens, and E2's two copies read as fixed-anchor heads."""
@@ -242,50 +281,3 @@ def _score_is_match(x1: np.ndarray, seq: np.ndarray, beta: float) -> float:
     left = np.r_[seq[0], seq[:-1]]
     want = beta * (left[None, :] == seq[:, None])
     return float(np.abs(scores - want).max() / beta)
-
-
-EXPERIMENTS = [
-    Experiment(
-        name="induction_circuit",
-        func=induction_circuit,
-        grid=("beta",),
-        params=("kappa", "sequences", "length"),
-        outputs=(
-            Output("attention1", "layer-1 weight of key j for query t", "1", ("query", "key")),
-            Output("attention2", "layer-2 weight of key j for query t", "1", ("query", "key")),
-            Output("prev_token", "vocabulary index of the largest PREV entry", "1", ("position",)),
-            Output("prev_is_left_neighbour", "PREV holds the left neighbour (0/1)", "1"),
-            Output(
-                "target_position", "position after the earlier occurrence", "1", ("second_copy",)
-            ),
-            Output("target_weight", "layer-2 weight on that position", "1", ("second_copy",)),
-            Output("answer_prob", "probability of the token found there", "1", ("second_copy",)),
-            Output(
-                "answer_is_argmax", "the induction answer is the top token everywhere (0/1)", "1"
-            ),
-            Output("score_is_match", "largest |score/beta - [prev_j = w_p]| (hard PREV)", "1"),
-            Output("bare_target_weight", "weight on the right position, no full stop", "1"),
-            Output("bare_self_weight", "weight on position 0, no full stop", "1"),
-            Output("bare_answer_prob", "probability of the right token, no full stop", "1"),
-            Output("random_accuracy", "share of second-copy positions answered right", "1"),
-            Output("random_min_prob", "smallest answer probability, random repeats", "1"),
-            Output("linear_exact_gap", "largest |OUT - one-hot answer|, linear attention", "1"),
-            Output("anchor_weight", "weight on the E2 target position", "1", ("anchor_mode",)),
-            Output(
-                "anchor_correct", "the E2 read returns the right name (0/1)", "1", ("anchor_mode",)
-            ),
-            Output("exact_prob", "e^kappa / (e^kappa + |V| - 1)", "1"),
-        ),
-        sections=(
-            "first-principles E4 (lines 1267-1281)",
-            "memory-math ch. 11 induction heads (line 54)",
-        ),
-        coords={
-            "query": [f"{i} {w}" for i, w in enumerate(SENTENCE)],
-            "key": [f"{i} {w}" for i, w in enumerate(SENTENCE)],
-            "position": [f"{i} {w}" for i, w in enumerate(SENTENCE)],
-            "second_copy": [f"{i} {SENTENCE[i]}" for i in SECOND_COPY],
-            "anchor_mode": ["second_y", "final_x"],
-        },
-    ),
-]

@@ -22,7 +22,7 @@ import numpy as np
 from scipy.optimize import brentq, minimize
 from scipy.special import logsumexp
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, ints, real, reals
 from . import toylang as tl
 from .bag_of_words import closed_form_bag
 from .softmax import entropy_nats, softmax
@@ -66,6 +66,70 @@ def taylor_rank(scores: np.ndarray, beta: float, order: int) -> int:
     return int(np.linalg.matrix_rank(total))
 
 
+@experiment(
+    grid={"beta": reals(min=0)},
+    outputs=(
+        Output(
+            "circle_weight", "weight of each key on the circle (query at 60 deg)", dims=("key",)
+        ),
+        Output("circle_answer", "blend of the values in the weights"),
+        Output("circle_mean_value", "plain average of the six values"),
+        Output("circle_hard_answer", "value of the best-scoring key (beta infinite)"),
+        Output("circle_best_angle", "angle of the best-scoring key", "degrees"),
+        Output("circle_best_over_20", "weight of the 85 deg key over the 20 deg key"),
+        Output("circle_min_weight", "smallest weight of a key"),
+        Output(
+            "circle_min_weight_bound",
+            "smallest weight any six unit keys can get, 1/(1+5 exp(2 beta))",
+        ),
+        Output("circle_answer_sweep", "blend as the query moves round", dims=("angle",)),
+        Output("circle_hard_sweep", "hard lookup as the query moves round", dims=("angle",)),
+        Output("matrix_score", "dot product q_i . k_j", dims=("row", "col")),
+        Output("matrix_weight", "attention weight of row on column", dims=("row", "col")),
+        Output("matrix_causal_weight", "weight with later columns masked", dims=("row", "col")),
+        Output("matrix_row_sum", "sum of a row's weights", dims=("row",)),
+        Output("matrix_col_sum", "sum of a column's weights", dims=("col",)),
+        Output("matrix_answer", "blend of the values read by a row", dims=("row",)),
+        Output("matrix_causal_answer", "blend read by a row under the mask", dims=("row",)),
+        Output("matrix_rest_weight", "weight a row leaves off its top two keys", dims=("row",)),
+        Output("matrix_top_weight", "largest weight of a row", dims=("row",)),
+        Output("matrix_row_spread", "largest difference between two rows' weights"),
+        Output("matrix_col_sum_spread", "largest distance of a column sum from 1"),
+        Output(
+            "matrix_top_is_closest",
+            "1 if every row's largest weight is on the key at the smallest angle",
+        ),
+        Output("matrix_top_weight_slope", "d/d beta of the mean largest weight of a row"),
+        Output("matrix_causal_future_mass", "largest masked weight above the diagonal"),
+        Output("matrix_causal_rowsum_gap", "largest |row sum - 1| under the mask"),
+        Output(
+            "causal_renorm_gap",
+            "largest gap between masked weights and unmasked ones renormalised on the past",
+        ),
+        Output("rank_weight", "rank of the weight matrix"),
+        Output("rank_causal_weight", "rank of the masked weight matrix"),
+        Output("rank_score", "rank of the score matrix QK^T"),
+        Output("rank_score_n", "rank of QK^T for n evenly spread arrows", dims=("n",)),
+        Output(
+            "rank_taylor",
+            "rank of the exponential's series of the scores cut after this order",
+            dims=("order",),
+        ),
+        Output("n_queries", "rows of the matrix"),
+    ),
+    coords={
+        "key": tuple(int(a) for a in CIRCLE_KEYS_DEG),
+        "angle": tuple(SWEEP_DEG),
+        "row": tuple(range(1, 9)),
+        "col": tuple(range(1, 9)),
+        "n": N_ARROWS,
+        "order": TAYLOR_ORDERS,
+    },
+    sections=(
+        "first-principles C1: the soft dictionary on a circle (lines 458-460)",
+        "first-principles C1: the attention matrix and its ranks (lines 461-463)",
+    ),
+)
 def circle_lookup(beta: float) -> dict:
     """The soft dictionary on a circle and the 8 x 8 attention matrix at sharpness ``beta``."""
     keys = unit(CIRCLE_KEYS_DEG)
@@ -179,6 +243,41 @@ def window_cost(gap: int, window: int) -> float:
     return tl.conditional_entropy(s, tl.copy_positions(gap)["X"], window)
 
 
+@experiment(
+    grid={"L": ints(min=0), "beta": reals(min=0)},
+    params={
+        "epsilon": real(gt=0, doc="target cost in nats"),
+        "window": integer(min=1, doc="tokens a window table sees"),
+    },
+    outputs=(
+        Output("weight", "pointer weight on each earlier position", dims=("position",)),
+        Output("source_weight", "weight on the first name's position"),
+        Output("p_final", "probability the pointer gives the final name"),
+        Output("cost_final", "cost of the final name", "nats"),
+        Output("closed_form_weight", "1/(1+(m-1)exp(-beta))"),
+        Output("closed_form_cost", "ln(1+(m-1)exp(-beta))", "nats"),
+        Output("closed_form_gap", "largest gap between the pointer and its closed form"),
+        Output("cost_slope", "d cost / d beta of the final name", "nats"),
+        Output("cost_second", "cost of the second name, read at 'then'", "nats"),
+        Output("output_sum", "total of the pointer's distribution over words"),
+        Output("n_items", "items the final name's query sees (m)"),
+        Output("tokens_back", "distance from the final name back to its source", "tokens"),
+        Output("final_at", "position of the final name"),
+        Output("second_at", "position of the second name"),
+        Output("template_ok", "1 if 'thanked' and 'then' sit just before the names"),
+        Output("beta_needed", "smallest beta with cost below epsilon"),
+        Output(
+            "beta_needed_solved",
+            "beta at which the pointer's own cost equals epsilon (root of the cost)",
+        ),
+        Output("reorder_change", "largest change of the cost over reorderings", "nats"),
+        Output("posterior_source", "posterior weight of the source given the answer"),
+        Output("window_cost", "cost of the final name for a window table", "nats"),
+        Output("bag_cost", "cost of the final name for the fitted bag", "nats"),
+        Output("table_contexts", "distinct prefixes a table must hold, N(N-1)3F^L"),
+    ),
+    sections=("first-principles C1: the pointer on ToyLang (lines 464-477, 516-529)",),
+)
 def latent_pointer(L: int, beta: float, rng: np.random.Generator, epsilon: float, window: int):
     """The hand-set pointer on the prompt with gap ``L`` at sharpness ``beta``."""
     tokens = toylang_sentence(L)
@@ -297,6 +396,58 @@ def central_gradient(f, x, h: float = FD_STEP) -> np.ndarray:
     return out
 
 
+@experiment(
+    grid={"beta": reals(min=0)},
+    params={
+        "m": integer(min=2, doc="positions of the random scores"),
+    },
+    outputs=(
+        Output("maxent_gap", "largest gap, maximum-entropy optimiser vs softmax"),
+        Output("sbar", "expected score under the softmax"),
+        Output("sbar_minus_mean", "expected score minus the plain mean score"),
+        Output("sbar_inside", "1 if min score < expected score < max score"),
+        Output("sbar_gap_to_max", "largest score minus the expected score"),
+        Output("score_min", "smallest random score"),
+        Output("score_max", "largest random score"),
+        Output("entropy", "entropy of the softmax", "nats"),
+        Output("log_m", "ln m", "nats"),
+        Output("entropy_identity_gap", "|H - (ln Z - beta sbar)|", "nats"),
+        Output("dsbar_minus_var", "|d sbar/d beta - Var_a(s)| (finite differences)"),
+        Output("dh_dsbar", "dH/d sbar (finite differences)", "nats"),
+        Output("dh_plus_beta_var", "|dH/d beta + beta Var_a(s)|", "nats"),
+        Output("variance", "Var_a(s)"),
+        Output("shift_gap", "largest weight change when a constant is added"),
+        Output("odds_gap", "largest |ln(a_j/a_i) - beta(s_j - s_i)|"),
+        Output("uniform_gap", "largest |a_j - 1/m|"),
+        Output("tie_weights", "weights of the scores (1, 1, 0)", dims=("tie_item",)),
+        Output("maxent_beta", "beta giving mean score 1/2 on scores (1,0,0)"),
+        Output("maxent_weights", "softmax at that beta", dims=("item3",)),
+        Output("maxent_entropy", "its entropy", "nats"),
+        Output("alternative_entropy", "entropy of (1/2, 0.3, 0.2)", "nats"),
+        Output("alternative_mean", "mean score of (1/2, 0.3, 0.2)"),
+        Output("grad_p", "probability of the target on the seven scores"),
+        Output("grad_weight", "weights of the seven positions", dims=("item7",)),
+        Output("responsibility", "posterior of each position given the target", dims=("item7",)),
+        Output("grad_formula", "beta (r - a)", dims=("item7",)),
+        Output("grad_fd_gap", "largest |finite difference - beta (r - a)|"),
+        Output("jacobian_fd_gap", "largest error of d a_j/d s_i = beta a_j(delta-a_i)"),
+        Output("fisher_gap", "posterior-averaged complete-data gradient minus formula"),
+        Output("vector_fd_gap", "largest error of beta a_i (v_i - o).g"),
+        Output("holders_raised", "1 if every holder's gradient is >= 0"),
+        Output("others_lowered", "1 if every other position's gradient is < 0"),
+        Output(
+            "fisher_fd_gap",
+            "posterior average of beta (e_J - a) minus the finite-difference gradient",
+        ),
+        Output("holders_raised_fd", "1 if every holder's finite-difference gradient > 0"),
+        Output("others_lowered_fd", "1 if every other finite-difference gradient is < 0"),
+    ),
+    coords={"tie_item": (1, 2, 3), "item3": (1, 2, 3), "item7": tuple(range(1, 8))},
+    sections=(
+        "first-principles C1: softmax as maximum entropy (lines 478-515)",
+        "first-principles C1: the gradient of the pointer (lines 530-551)",
+    ),
+)
 def pointer_gradient(beta: float, rng: np.random.Generator, m: int) -> dict:
     """Checks of the softmax derivations at sharpness ``beta``: the maximum-entropy reading on
     random scores of ``m`` positions and on the note's three scores, and the gradient of the
@@ -379,167 +530,3 @@ def pointer_gradient(beta: float, rng: np.random.Generator, m: int) -> dict:
         "holders_raised_fd": float(np.all(fd[GRAD_HOLDERS == 1] > 0)),
         "others_lowered_fd": float(np.all(fd[GRAD_HOLDERS == 0] < 0)),
     }
-
-
-EXPERIMENTS = [
-    Experiment(
-        name="circle_lookup",
-        func=circle_lookup,
-        grid=("beta",),
-        outputs=(
-            Output(
-                "circle_weight", "weight of each key on the circle (query at 60 deg)", "1", ("key",)
-            ),
-            Output("circle_answer", "blend of the values in the weights", "1"),
-            Output("circle_mean_value", "plain average of the six values", "1"),
-            Output("circle_hard_answer", "value of the best-scoring key (beta infinite)", "1"),
-            Output("circle_best_angle", "angle of the best-scoring key", "degrees"),
-            Output("circle_best_over_20", "weight of the 85 deg key over the 20 deg key", "1"),
-            Output("circle_min_weight", "smallest weight of a key", "1"),
-            Output(
-                "circle_min_weight_bound",
-                "smallest weight any six unit keys can get, 1/(1+5 exp(2 beta))",
-                "1",
-            ),
-            Output("circle_answer_sweep", "blend as the query moves round", "1", ("angle",)),
-            Output("circle_hard_sweep", "hard lookup as the query moves round", "1", ("angle",)),
-            Output("matrix_score", "dot product q_i . k_j", "1", ("row", "col")),
-            Output("matrix_weight", "attention weight of row on column", "1", ("row", "col")),
-            Output("matrix_causal_weight", "weight with later columns masked", "1", ("row", "col")),
-            Output("matrix_row_sum", "sum of a row's weights", "1", ("row",)),
-            Output("matrix_col_sum", "sum of a column's weights", "1", ("col",)),
-            Output("matrix_answer", "blend of the values read by a row", "1", ("row",)),
-            Output("matrix_causal_answer", "blend read by a row under the mask", "1", ("row",)),
-            Output("matrix_rest_weight", "weight a row leaves off its top two keys", "1", ("row",)),
-            Output("matrix_top_weight", "largest weight of a row", "1", ("row",)),
-            Output("matrix_row_spread", "largest difference between two rows' weights", "1"),
-            Output("matrix_col_sum_spread", "largest distance of a column sum from 1", "1"),
-            Output(
-                "matrix_top_is_closest",
-                "1 if every row's largest weight is on the key at the smallest angle",
-                "1",
-            ),
-            Output("matrix_top_weight_slope", "d/d beta of the mean largest weight of a row", "1"),
-            Output("matrix_causal_future_mass", "largest masked weight above the diagonal", "1"),
-            Output("matrix_causal_rowsum_gap", "largest |row sum - 1| under the mask", "1"),
-            Output(
-                "causal_renorm_gap",
-                "largest gap between masked weights and unmasked ones renormalised on the past",
-                "1",
-            ),
-            Output("rank_weight", "rank of the weight matrix", "1"),
-            Output("rank_causal_weight", "rank of the masked weight matrix", "1"),
-            Output("rank_score", "rank of the score matrix QK^T", "1"),
-            Output("rank_score_n", "rank of QK^T for n evenly spread arrows", "1", ("n",)),
-            Output(
-                "rank_taylor",
-                "rank of the exponential's series of the scores cut after this order",
-                "1",
-                ("order",),
-            ),
-            Output("n_queries", "rows of the matrix", "1"),
-        ),
-        coords={
-            "key": tuple(int(a) for a in CIRCLE_KEYS_DEG),
-            "angle": tuple(SWEEP_DEG),
-            "row": tuple(range(1, 9)),
-            "col": tuple(range(1, 9)),
-            "n": N_ARROWS,
-            "order": TAYLOR_ORDERS,
-        },
-        sections=(
-            "first-principles C1: the soft dictionary on a circle (lines 458-460)",
-            "first-principles C1: the attention matrix and its ranks (lines 461-463)",
-        ),
-    ),
-    Experiment(
-        name="latent_pointer",
-        func=latent_pointer,
-        grid=("L", "beta"),
-        params=("epsilon", "window"),
-        outputs=(
-            Output("weight", "pointer weight on each earlier position", "1", ("position",)),
-            Output("source_weight", "weight on the first name's position", "1"),
-            Output("p_final", "probability the pointer gives the final name", "1"),
-            Output("cost_final", "cost of the final name", "nats"),
-            Output("closed_form_weight", "1/(1+(m-1)exp(-beta))", "1"),
-            Output("closed_form_cost", "ln(1+(m-1)exp(-beta))", "nats"),
-            Output("closed_form_gap", "largest gap between the pointer and its closed form", "1"),
-            Output("cost_slope", "d cost / d beta of the final name", "nats"),
-            Output("cost_second", "cost of the second name, read at 'then'", "nats"),
-            Output("output_sum", "total of the pointer's distribution over words", "1"),
-            Output("n_items", "items the final name's query sees (m)", "1"),
-            Output("tokens_back", "distance from the final name back to its source", "tokens"),
-            Output("final_at", "position of the final name", "1"),
-            Output("second_at", "position of the second name", "1"),
-            Output("template_ok", "1 if 'thanked' and 'then' sit just before the names", "1"),
-            Output("beta_needed", "smallest beta with cost below epsilon", "1"),
-            Output(
-                "beta_needed_solved",
-                "beta at which the pointer's own cost equals epsilon (root of the cost)",
-                "1",
-            ),
-            Output("reorder_change", "largest change of the cost over reorderings", "nats"),
-            Output("posterior_source", "posterior weight of the source given the answer", "1"),
-            Output("window_cost", "cost of the final name for a window table", "nats"),
-            Output("bag_cost", "cost of the final name for the fitted bag", "nats"),
-            Output("table_contexts", "distinct prefixes a table must hold, N(N-1)3F^L", "1"),
-        ),
-        sections=("first-principles C1: the pointer on ToyLang (lines 464-477, 516-529)",),
-    ),
-    Experiment(
-        name="pointer_gradient",
-        func=pointer_gradient,
-        grid=("beta",),
-        params=("m",),
-        outputs=(
-            Output("maxent_gap", "largest gap, maximum-entropy optimiser vs softmax", "1"),
-            Output("sbar", "expected score under the softmax", "1"),
-            Output("sbar_minus_mean", "expected score minus the plain mean score", "1"),
-            Output("sbar_inside", "1 if min score < expected score < max score", "1"),
-            Output("sbar_gap_to_max", "largest score minus the expected score", "1"),
-            Output("score_min", "smallest random score", "1"),
-            Output("score_max", "largest random score", "1"),
-            Output("entropy", "entropy of the softmax", "nats"),
-            Output("log_m", "ln m", "nats"),
-            Output("entropy_identity_gap", "|H - (ln Z - beta sbar)|", "nats"),
-            Output("dsbar_minus_var", "|d sbar/d beta - Var_a(s)| (finite differences)", "1"),
-            Output("dh_dsbar", "dH/d sbar (finite differences)", "nats"),
-            Output("dh_plus_beta_var", "|dH/d beta + beta Var_a(s)|", "nats"),
-            Output("variance", "Var_a(s)", "1"),
-            Output("shift_gap", "largest weight change when a constant is added", "1"),
-            Output("odds_gap", "largest |ln(a_j/a_i) - beta(s_j - s_i)|", "1"),
-            Output("uniform_gap", "largest |a_j - 1/m|", "1"),
-            Output("tie_weights", "weights of the scores (1, 1, 0)", "1", ("tie_item",)),
-            Output("maxent_beta", "beta giving mean score 1/2 on scores (1,0,0)", "1"),
-            Output("maxent_weights", "softmax at that beta", "1", ("item3",)),
-            Output("maxent_entropy", "its entropy", "nats"),
-            Output("alternative_entropy", "entropy of (1/2, 0.3, 0.2)", "nats"),
-            Output("alternative_mean", "mean score of (1/2, 0.3, 0.2)", "1"),
-            Output("grad_p", "probability of the target on the seven scores", "1"),
-            Output("grad_weight", "weights of the seven positions", "1", ("item7",)),
-            Output(
-                "responsibility", "posterior of each position given the target", "1", ("item7",)
-            ),
-            Output("grad_formula", "beta (r - a)", "1", ("item7",)),
-            Output("grad_fd_gap", "largest |finite difference - beta (r - a)|", "1"),
-            Output("jacobian_fd_gap", "largest error of d a_j/d s_i = beta a_j(delta-a_i)", "1"),
-            Output("fisher_gap", "posterior-averaged complete-data gradient minus formula", "1"),
-            Output("vector_fd_gap", "largest error of beta a_i (v_i - o).g", "1"),
-            Output("holders_raised", "1 if every holder's gradient is >= 0", "1"),
-            Output("others_lowered", "1 if every other position's gradient is < 0", "1"),
-            Output(
-                "fisher_fd_gap",
-                "posterior average of beta (e_J - a) minus the finite-difference gradient",
-                "1",
-            ),
-            Output("holders_raised_fd", "1 if every holder's finite-difference gradient > 0", "1"),
-            Output("others_lowered_fd", "1 if every other finite-difference gradient is < 0", "1"),
-        ),
-        coords={"tie_item": (1, 2, 3), "item3": (1, 2, 3), "item7": tuple(range(1, 8))},
-        sections=(
-            "first-principles C1: softmax as maximum entropy (lines 478-515)",
-            "first-principles C1: the gradient of the pointer (lines 530-551)",
-        ),
-    ),
-]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, ints
 from .softmax import softmax
 
 
@@ -156,6 +156,56 @@ def bisect_first(condition, n_max: int) -> float:
     return float(hi)
 
 
+@experiment(
+    grid={"n": ints()},
+    params={
+        "d": integer(min=1),
+        "n_h": integer(min=1),
+        "layers": integer(min=1),
+        "d_ff": integer(min=1),
+        "rnn_width": integer(min=1),
+    },
+    outputs=(
+        Output("projections", "Q, K, V and O projections of one layer", "multiply-adds"),
+        Output("scores", "scores QK^T, all heads", "multiply-adds"),
+        Output("weighted_sum", "weighted sum AV, all heads", "multiply-adds"),
+        Output("mlp", "the MLP", "multiply-adds"),
+        Output("linear", "the terms linear in n (projections and MLP)", "multiply-adds"),
+        Output("quadratic", "the attention matrix (scores and weighted sum)", "multiply-adds"),
+        Output("quadratic_exceeds", "1 if the attention matrix costs more"),
+        Output("projections_over_nd2", "projections over n d^2"),
+        Output("scores_over_n2d", "scores over n^2 d"),
+        Output("weighted_sum_over_n2d", "weighted sum over n^2 d"),
+        Output("mlp_over_nd2", "MLP over n d^2"),
+        Output("linear_over_nd2", "linear terms over n d^2"),
+        Output("quadratic_over_n2d", "attention matrix over n^2 d"),
+        Output("equal_cost_n", "smallest n where the attention matrix costs as much", "tokens"),
+        Output("equal_cost_n_over_d", "that n over d"),
+        Output("causal_entries", "entries j <= i of one head's score matrix"),
+        Output("kv_per_layer", "numbers of keys and values kept by one layer"),
+        Output("kv_cache", "numbers in the cache of all layers"),
+        Output("scores_exceed_cache", "1 if one head's causal scores outnumber the cache"),
+        Output("cache_equal_n", "smallest n where the scores reach the cache size", "tokens"),
+        Output("cache_equal_value", "the causal score count there"),
+        Output("cache_equal_value_cache", "the cache size there"),
+        Output("cache_exceed_n", "smallest n where the scores exceed the cache", "tokens"),
+        Output("step_cost", "one new token with a cache, one layer", "multiply-adds"),
+        Output("recompute_cost", "the whole layer on n tokens", "multiply-adds"),
+        Output("step_over_nd_d2", "cached step over (n d + d^2)"),
+        Output("rnn_steps", "sequential steps of a recurrent net", "steps"),
+        Output("transformer_steps", "sequential steps of the stack", "steps"),
+        Output("rnn_state", "numbers a recurrent net carries"),
+        Output("attn_params", "entries of W_Q, W_K, W_V, W_O"),
+        Output("mlp_params", "entries of W_1, W_2"),
+        Output("layer_params", "entries of one layer's matrices"),
+        Output("mlp_share", "the MLP's share of them"),
+        Output("d_k", "key size per head"),
+    ),
+    sections=(
+        "first-principles C4: the base model's layer (line 691)",
+        "first-principles C5: the cost table, the crossover, steps, the cache (711-734)",
+    ),
+)
 def layer_cost(n: int, d: int, n_h: int, layers: int, d_ff: int, rnn_width: int) -> dict:
     """The cost table at n tokens, the crossovers, the cache and the sequential steps."""
     parts, kv = count_layer(n, d, n_h, d_ff)
@@ -225,52 +275,3 @@ def layer_cost(n: int, d: int, n_h: int, layers: int, d_ff: int, rnn_width: int)
 
 
 MA = "multiply-adds"
-
-EXPERIMENTS = [
-    Experiment(
-        name="layer_cost",
-        func=layer_cost,
-        grid=("n",),
-        params=("d", "n_h", "layers", "d_ff", "rnn_width"),
-        outputs=(
-            Output("projections", "Q, K, V and O projections of one layer", MA),
-            Output("scores", "scores QK^T, all heads", MA),
-            Output("weighted_sum", "weighted sum AV, all heads", MA),
-            Output("mlp", "the MLP", MA),
-            Output("linear", "the terms linear in n (projections and MLP)", MA),
-            Output("quadratic", "the attention matrix (scores and weighted sum)", MA),
-            Output("quadratic_exceeds", "1 if the attention matrix costs more", "1"),
-            Output("projections_over_nd2", "projections over n d^2", "1"),
-            Output("scores_over_n2d", "scores over n^2 d", "1"),
-            Output("weighted_sum_over_n2d", "weighted sum over n^2 d", "1"),
-            Output("mlp_over_nd2", "MLP over n d^2", "1"),
-            Output("linear_over_nd2", "linear terms over n d^2", "1"),
-            Output("quadratic_over_n2d", "attention matrix over n^2 d", "1"),
-            Output("equal_cost_n", "smallest n where the attention matrix costs as much", "tokens"),
-            Output("equal_cost_n_over_d", "that n over d", "1"),
-            Output("causal_entries", "entries j <= i of one head's score matrix", "1"),
-            Output("kv_per_layer", "numbers of keys and values kept by one layer", "1"),
-            Output("kv_cache", "numbers in the cache of all layers", "1"),
-            Output("scores_exceed_cache", "1 if one head's causal scores outnumber the cache", "1"),
-            Output("cache_equal_n", "smallest n where the scores reach the cache size", "tokens"),
-            Output("cache_equal_value", "the causal score count there", "1"),
-            Output("cache_equal_value_cache", "the cache size there", "1"),
-            Output("cache_exceed_n", "smallest n where the scores exceed the cache", "tokens"),
-            Output("step_cost", "one new token with a cache, one layer", MA),
-            Output("recompute_cost", "the whole layer on n tokens", MA),
-            Output("step_over_nd_d2", "cached step over (n d + d^2)", "1"),
-            Output("rnn_steps", "sequential steps of a recurrent net", "steps"),
-            Output("transformer_steps", "sequential steps of the stack", "steps"),
-            Output("rnn_state", "numbers a recurrent net carries", "1"),
-            Output("attn_params", "entries of W_Q, W_K, W_V, W_O", "1"),
-            Output("mlp_params", "entries of W_1, W_2", "1"),
-            Output("layer_params", "entries of one layer's matrices", "1"),
-            Output("mlp_share", "the MLP's share of them", "1"),
-            Output("d_k", "key size per head", "1"),
-        ),
-        sections=(
-            "first-principles C4: the base model's layer (line 691)",
-            "first-principles C5: the cost table, the crossover, steps, the cache (711-734)",
-        ),
-    ),
-]

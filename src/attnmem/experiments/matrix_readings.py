@@ -22,7 +22,7 @@ import itertools
 
 import numpy as np
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, seeds
 from .softmax import softmax
 
 RTOL = 1e-9  # relative singular-value cut for a numerical rank
@@ -181,6 +181,66 @@ PRODUCT_SHAPE = (3, 4, 3)  # A is 3 x 4, B is 4 x 3: four outer products, as in 
 OUTER_RANKS = tuple(range(1, 9))  # r outer products of size 8 (exercise 2)
 
 
+@experiment(
+    grid={"seed": seeds()},
+    params={
+        "width": integer(min=1),
+        "expansion": integer(min=1),
+    },
+    outputs=(
+        Output("matvec_row_gap", "W x by rows minus W x (relative)"),
+        Output("matvec_column_gap", "W x as a sum of columns minus W x (relative)"),
+        Output("w", "the matrix W of the chapter-1 figure", dims=("row", "column")),
+        Output("x", "the vector x of the chapter-1 figure", dims=("column",)),
+        Output("sweep_y", "W x as x_1 sweeps", dims=("x1_value", "row")),
+        Output(
+            "sweep_parts", "x_j times column j as x_1 sweeps", dims=("x1_value", "row", "column")
+        ),
+        Output("sweep_reading_gap", "rows minus summed columns over the sweep"),
+        Output("sweep_outputs_moved", "share of outputs that change as x_1 moves"),
+        Output("sweep_other_columns_moved", "largest change of x_j c_j, j > 1, as x_1 moves"),
+        Output("a", "the matrix A of the chapter-2 figures", dims=("i", "k")),
+        Output("b", "the matrix B of the chapter-2 figures", dims=("k", "j")),
+        Output("c", "C = A B", dims=("i", "j")),
+        Output("entry_gap", "entry reading minus A B (relative)"),
+        Output("row_gap", "row reading minus A B (relative)"),
+        Output("column_gap", "column reading minus A B (relative)"),
+        Output("outer_gap", "outer reading minus A B (relative)"),
+        Output("partial_sum", "sum of the first t outer products", dims=("terms", "i", "j")),
+        Output("partial_residual", "Frobenius norm of A B minus the partial sum", dims=("terms",)),
+        Output(
+            "partial_rank_gaussian", "rank of the first t terms (Gaussian A, B)", dims=("terms",)
+        ),
+        Output("rank_one_rank", "rank of u v^T"),
+        Output("rank_one_row_ratio_spread", "spread of the ratios row/v and column/u"),
+        Output("svd_reconstruct_gap", "sum of SVD terms minus the matrix (relative)"),
+        Output("svd_ordered", "1 if singular values are non-negative and descending"),
+        Output("svd_orthonormal_gap", "U^T U - I and V^T V - I (largest entry)"),
+        Output("score_entry_gap", "q_i . k_j minus (Q K^T)_ij"),
+        Output("output_row_gap", "sum_j A_ij v_j minus (A V)_i"),
+        Output("memory_outer_gap", "sum_i v_i k_i^T minus V^T K"),
+        Output("heads_column_gap", "per-head sum and column sum minus W_O o"),
+        Output("mlp_sum_gap", "sum_i v_i relu(k_i.q) minus W_out relu(W_in q)"),
+        Output("attention_sum_gap", "sum_i v_i a_i minus softmax(K q)^T V"),
+        Output("order_gap", "attention output change when the pairs are permuted"),
+        Output("mlp_share", "MLP share of a layer's weight matrices"),
+        Output("mlp_share_biases", "MLP share with biases and layer norms"),
+        Output("outer_sum_gap", "r outer products minus A B (relative)", dims=("r",)),
+        Output("outer_sum_rank", "rank of a sum of r random outer products (8 x 8)", dims=("r",)),
+        Output(
+            "outer_sum_column_residual",
+            "part of the sum outside the column space of A",
+            dims=("r",),
+        ),
+    ),
+    coords={"x1_value": X1_VALUES.tolist(), "r": list(OUTER_RANKS), "terms": [1, 2, 3, 4]},
+    sections=(
+        "memory-math prologue: the one equation and the MLP share of parameters (lines 1-3)",
+        "memory-math ch1: a matrix times a vector by rows and by columns (lines 5-7)",
+        "memory-math ch2: four readings, rank, where attention uses each (lines 7-13)",
+        "memory-math ch17 exercise 2 (lines 60-61)",
+    ),
+)
 def matrix_readings(rng, seed: int, width: float, expansion: float) -> dict:
     """One draw of every reading of chapters 1-2 and the prologue."""
     w = small_integers(rng, MATVEC_SHAPE)
@@ -269,6 +329,43 @@ def weyl_violation(rng, size: int, trials: int) -> float:
     return float(worst)
 
 
+@experiment(
+    grid={"seed": seeds()},
+    params={
+        "size": integer(min=2, max=64),
+        "r": integer(min=1),
+        "competitors": integer(min=1),
+    },
+    outputs=(
+        Output("sv", "singular values of the random A", dims=("k",)),
+        Output("energy_gap", "|A - A_k|_F^2 minus discarded energy (relative)", dims=("kept",)),
+        Output("svd_error", "squared error of the truncated SVD"),
+        Output("random_beats", "random rank-r competitors beating the truncated SVD"),
+        Output("random_best_ratio", "best competitor error over the SVD error"),
+        Output(
+            "competitor_error", "squared errors of the random competitors", dims=("rank_order",)
+        ),
+        Output("local_beats", "perturbed SVD factors beating the truncated SVD"),
+        Output("weyl_violation", "max of mu_{i+j-1}(X+Y) - mu_i(X) - mu_j(Y)"),
+        Output("interlace_violation", "max of mu_{k+r}(A) - mu_k(A - B)"),
+        Output("bound_slack", "min of |A - B|_F^2 minus the discarded energy"),
+        Output("recall_error", "recall error of the best rank-r memory", dims=("pairs",)),
+        Output("random_energy_kept", "energy share of the first terms (random A)", dims=("kept",)),
+        Output("pattern_energy_kept", "energy share of the first terms (pattern)", dims=("kept",)),
+        Output("pattern_sv", "singular values of the pattern", dims=("k",)),
+        Output("pattern", "our structured 8 x 8 pattern", dims=("i", "j")),
+        Output("pattern_truncated", "the pattern from its first terms", dims=("kept", "i", "j")),
+    ),
+    coords={
+        "kept": lambda size, r, competitors: range(size + 1),
+        "k": lambda size, r, competitors: range(1, size + 1),
+        "pairs": lambda size, r, competitors: range(1, size + 1),
+    },
+    sections=(
+        "memory-math ch2: the SVD, Eckart-Young and its check, the figure (lines 10-13)",
+        "memory-math D4 (line 11, line 68)",
+    ),
+)
 def eckart_young(rng, seed: int, size: int, r: int, competitors: int) -> dict:
     """Truncated SVD against random rank-r matrices, and the steps of the D4 proof."""
     a = rng.standard_normal((size, size))
@@ -467,6 +564,75 @@ def edit_objective_facts(rng, d: int = 8, n_keys: int = 20000) -> dict:
     }
 
 
+@experiment(
+    grid={"seed": seeds()},
+    outputs=(
+        Output("cosine_gap", "x.y minus cos(angle) for unit vectors"),
+        Output("special_dots", "x.y at 0, 90 and 180 degrees", dims=("angle",)),
+        Output("orthonormal_count", "orthonormal vectors from n + 3 vectors in R^6"),
+        Output("transpose_gap", "(AB)^T minus B^T A^T"),
+        Output("trace_cyclic_gap", "tr(AB) minus tr(BA)"),
+        Output("frobenius_trace_gap", "|A|_F minus sqrt(tr A^T A)"),
+        Output("row_column_rank", "rank of A and of A^T (rank 3)", dims=("side",)),
+        Output("factor_gap", "B C minus A for the rank-3 factorisation"),
+        Output("factor_outer_gap", "three outer products minus A"),
+        Output("inverse_gap", "A A^-1 - I and A^-1 A - I"),
+        Output("solve_gap", "A (A^-1 b) minus b"),
+        Output("full_rank", "rank of a random 5 x 5 matrix"),
+        Output("singular_rank", "rank of a 5 x 5 matrix of rank 4"),
+        Output("singular_min_sv", "its smallest singular value"),
+        Output("ls_gradient", "gradient of |Ax-b|^2 at the normal-equation solution"),
+        Output("ls_pinv_gap", "normal-equation solution minus pinv(A) b"),
+        Output(
+            "edit_sq_change_over_objective",
+            "D17: sampled E|Delta k|^2 over (1/2) tr(Delta C Delta^T)",
+        ),
+        Output("edit_sq_change_over_trace", "D17: sampled E|Delta k|^2 over tr(Delta C Delta^T)"),
+        Output("second_moment_rank_at_d", "rank of the second moment of d keys in R^d"),
+        Output("ls_lstsq_gradient", "gradient of |Ax-b|^2 at the SVD least-squares minimiser"),
+        Output("minnorm_solves_gap", "A x_mn minus b"),
+        Output("minnorm_pinv_gap", "A^T (A A^T)^-1 b minus pinv(A) b"),
+        Output("minnorm_beaten", "other exact solutions with a smaller norm"),
+        Output("ridge_singular_rank", "rank of A^T A for a 4 x 9 A"),
+        Output("ridge_min_eig_over_lambda", "smallest eigenvalue of A^T A + lambda I, / lambda"),
+        Output("ridge_gradient", "gradient of the ridge objective at its solution"),
+        Output("proj_symmetric_gap", "P - P^T"),
+        Output("proj_idempotent_gap", "P^2 - P"),
+        Output("proj_trace", "trace of P (A is 7 x 3)"),
+        Output("proj_rank", "rank of P"),
+        Output("proj_closer_points", "points of the column space closer to b than P b"),
+        Output("proj_residual_orthogonal", "A^T (b - P b)"),
+        Output("proj_row_square_gap", "sum_j P_ij^2 minus P_ii"),
+        Output("oblique_idempotent_gap", "Q^2 - Q (oblique projection)"),
+        Output("oblique_trace", "trace of the oblique projection"),
+        Output("oblique_row_square_gap", "sum_j Q_ij^2 minus Q_ii"),
+        Output("oblique_symmetric_gap", "Q - Q^T"),
+        Output("svd_nonzero", "nonzero singular values of a rank-3 matrix"),
+        Output("svd_rank", "rank of that matrix"),
+        Output("energy_gap", "sum mu_k^2 minus |A|_F^2"),
+        Output("sherman_morrison_gap", "Sherman-Morrison minus the direct inverse"),
+        Output("whitened_moment_gap", "second moment of C^-1/2 x minus I"),
+        Output("one_factor_gap", "k^T C^-1 q minus (C^-1/2 k).(C^-1/2 q)"),
+        Output("inverse_only_moment_gap", "second moment of C^-1 x minus I"),
+        Output("product_rank_excess", "rank(AB) - min(rank A, rank B)"),
+        Output("product_rank", "rank(AB), A of rank 3, B of rank 4"),
+        Output("qk_rank", "rank of Q K^T, n = 10, d_k = 4"),
+        Output("wqwk_rank", "rank of W_Q W_K^T, d = 16, d_k = 4"),
+        Output("frobenius_orthogonal_gap", "|Q A R|_F and |U A|_F minus |A|_F"),
+        Output(
+            "frobenius_wide_orthonormal_change",
+            "norm change under a matrix with orthonormal rows (5 x 9)",
+        ),
+        Output("interference_gap_zero_mean", "E|sum c_i v_i|^2 - sum c_i^2, zero mean"),
+        Output("interference_gap_shifted", "the same with values of nonzero mean"),
+        Output("interference_sum_c2", "sum c_i^2 of our coefficients"),
+    ),
+    coords={"angle": [0, 90, 180], "side": ["rows", "columns"]},
+    sections=(
+        "memory-math appendix A: the linear algebra toolkit (line 68)",
+        "memory-math D20: eight facts about rank and projections (line 68)",
+    ),
+)
 def linalg_toolkit(rng, seed: int) -> dict:
     """Appendix A and D20 on one random draw."""
     m, n = 5, 7
@@ -525,231 +691,3 @@ def linalg_toolkit(rng, seed: int) -> dict:
         "interference_sum_c2": float(np.sum(coefs**2)),
         **edit_objective_facts(rng),  # drawn last, so the draws above are unchanged
     }
-
-
-def _outs(rows) -> tuple[Output, ...]:
-    return tuple(Output(name, text, units, dims) for name, text, units, dims in rows)
-
-
-EXPERIMENTS = [
-    Experiment(
-        name="matrix_readings",
-        func=matrix_readings,
-        grid=("seed",),
-        params=("width", "expansion"),
-        outputs=_outs(
-            (
-                ("matvec_row_gap", "W x by rows minus W x (relative)", "1", ()),
-                ("matvec_column_gap", "W x as a sum of columns minus W x (relative)", "1", ()),
-                ("w", "the matrix W of the chapter-1 figure", "1", ("row", "column")),
-                ("x", "the vector x of the chapter-1 figure", "1", ("column",)),
-                ("sweep_y", "W x as x_1 sweeps", "1", ("x1_value", "row")),
-                (
-                    "sweep_parts",
-                    "x_j times column j as x_1 sweeps",
-                    "1",
-                    ("x1_value", "row", "column"),
-                ),
-                ("sweep_reading_gap", "rows minus summed columns over the sweep", "1", ()),
-                ("sweep_outputs_moved", "share of outputs that change as x_1 moves", "1", ()),
-                (
-                    "sweep_other_columns_moved",
-                    "largest change of x_j c_j, j > 1, as x_1 moves",
-                    "1",
-                    (),
-                ),
-                ("a", "the matrix A of the chapter-2 figures", "1", ("i", "k")),
-                ("b", "the matrix B of the chapter-2 figures", "1", ("k", "j")),
-                ("c", "C = A B", "1", ("i", "j")),
-                ("entry_gap", "entry reading minus A B (relative)", "1", ()),
-                ("row_gap", "row reading minus A B (relative)", "1", ()),
-                ("column_gap", "column reading minus A B (relative)", "1", ()),
-                ("outer_gap", "outer reading minus A B (relative)", "1", ()),
-                ("partial_sum", "sum of the first t outer products", "1", ("terms", "i", "j")),
-                (
-                    "partial_residual",
-                    "Frobenius norm of A B minus the partial sum",
-                    "1",
-                    ("terms",),
-                ),
-                (
-                    "partial_rank_gaussian",
-                    "rank of the first t terms (Gaussian A, B)",
-                    "1",
-                    ("terms",),
-                ),
-                ("rank_one_rank", "rank of u v^T", "1", ()),
-                ("rank_one_row_ratio_spread", "spread of the ratios row/v and column/u", "1", ()),
-                ("svd_reconstruct_gap", "sum of SVD terms minus the matrix (relative)", "1", ()),
-                ("svd_ordered", "1 if singular values are non-negative and descending", "1", ()),
-                ("svd_orthonormal_gap", "U^T U - I and V^T V - I (largest entry)", "1", ()),
-                ("score_entry_gap", "q_i . k_j minus (Q K^T)_ij", "1", ()),
-                ("output_row_gap", "sum_j A_ij v_j minus (A V)_i", "1", ()),
-                ("memory_outer_gap", "sum_i v_i k_i^T minus V^T K", "1", ()),
-                ("heads_column_gap", "per-head sum and column sum minus W_O o", "1", ()),
-                ("mlp_sum_gap", "sum_i v_i relu(k_i.q) minus W_out relu(W_in q)", "1", ()),
-                ("attention_sum_gap", "sum_i v_i a_i minus softmax(K q)^T V", "1", ()),
-                ("order_gap", "attention output change when the pairs are permuted", "1", ()),
-                ("mlp_share", "MLP share of a layer's weight matrices", "1", ()),
-                ("mlp_share_biases", "MLP share with biases and layer norms", "1", ()),
-                ("outer_sum_gap", "r outer products minus A B (relative)", "1", ("r",)),
-                ("outer_sum_rank", "rank of a sum of r random outer products (8 x 8)", "1", ("r",)),
-                (
-                    "outer_sum_column_residual",
-                    "part of the sum outside the column space of A",
-                    "1",
-                    ("r",),
-                ),
-            )
-        ),
-        coords={"x1_value": X1_VALUES.tolist(), "r": list(OUTER_RANKS), "terms": [1, 2, 3, 4]},
-        sections=(
-            "memory-math prologue: the one equation and the MLP share of parameters (lines 1-3)",
-            "memory-math ch1: a matrix times a vector by rows and by columns (lines 5-7)",
-            "memory-math ch2: four readings, rank, where attention uses each (lines 7-13)",
-            "memory-math ch17 exercise 2 (lines 60-61)",
-        ),
-    ),
-    Experiment(
-        name="eckart_young",
-        func=eckart_young,
-        grid=("seed",),
-        params=("size", "r", "competitors"),
-        outputs=_outs(
-            (
-                ("sv", "singular values of the random A", "1", ("k",)),
-                ("energy_gap", "|A - A_k|_F^2 minus discarded energy (relative)", "1", ("kept",)),
-                ("svd_error", "squared error of the truncated SVD", "1", ()),
-                ("random_beats", "random rank-r competitors beating the truncated SVD", "1", ()),
-                ("random_best_ratio", "best competitor error over the SVD error", "1", ()),
-                (
-                    "competitor_error",
-                    "squared errors of the random competitors",
-                    "1",
-                    ("rank_order",),
-                ),
-                ("local_beats", "perturbed SVD factors beating the truncated SVD", "1", ()),
-                ("weyl_violation", "max of mu_{i+j-1}(X+Y) - mu_i(X) - mu_j(Y)", "1", ()),
-                ("interlace_violation", "max of mu_{k+r}(A) - mu_k(A - B)", "1", ()),
-                ("bound_slack", "min of |A - B|_F^2 minus the discarded energy", "1", ()),
-                ("recall_error", "recall error of the best rank-r memory", "1", ("pairs",)),
-                (
-                    "random_energy_kept",
-                    "energy share of the first terms (random A)",
-                    "1",
-                    ("kept",),
-                ),
-                (
-                    "pattern_energy_kept",
-                    "energy share of the first terms (pattern)",
-                    "1",
-                    ("kept",),
-                ),
-                ("pattern_sv", "singular values of the pattern", "1", ("k",)),
-                ("pattern", "our structured 8 x 8 pattern", "1", ("i", "j")),
-                ("pattern_truncated", "the pattern from its first terms", "1", ("kept", "i", "j")),
-            )
-        ),
-        coords={
-            "kept": lambda size, r, competitors: range(size + 1),
-            "k": lambda size, r, competitors: range(1, size + 1),
-            "pairs": lambda size, r, competitors: range(1, size + 1),
-        },
-        sections=(
-            "memory-math ch2: the SVD, Eckart-Young and its check, the figure (lines 10-13)",
-            "memory-math D4 (line 11, line 68)",
-        ),
-    ),
-    Experiment(
-        name="linalg_toolkit",
-        func=linalg_toolkit,
-        grid=("seed",),
-        outputs=_outs(
-            (
-                ("cosine_gap", "x.y minus cos(angle) for unit vectors", "1", ()),
-                ("special_dots", "x.y at 0, 90 and 180 degrees", "1", ("angle",)),
-                ("orthonormal_count", "orthonormal vectors from n + 3 vectors in R^6", "1", ()),
-                ("transpose_gap", "(AB)^T minus B^T A^T", "1", ()),
-                ("trace_cyclic_gap", "tr(AB) minus tr(BA)", "1", ()),
-                ("frobenius_trace_gap", "|A|_F minus sqrt(tr A^T A)", "1", ()),
-                ("row_column_rank", "rank of A and of A^T (rank 3)", "1", ("side",)),
-                ("factor_gap", "B C minus A for the rank-3 factorisation", "1", ()),
-                ("factor_outer_gap", "three outer products minus A", "1", ()),
-                ("inverse_gap", "A A^-1 - I and A^-1 A - I", "1", ()),
-                ("solve_gap", "A (A^-1 b) minus b", "1", ()),
-                ("full_rank", "rank of a random 5 x 5 matrix", "1", ()),
-                ("singular_rank", "rank of a 5 x 5 matrix of rank 4", "1", ()),
-                ("singular_min_sv", "its smallest singular value", "1", ()),
-                ("ls_gradient", "gradient of |Ax-b|^2 at the normal-equation solution", "1", ()),
-                ("ls_pinv_gap", "normal-equation solution minus pinv(A) b", "1", ()),
-                (
-                    "edit_sq_change_over_objective",
-                    "D17: sampled E|Delta k|^2 over (1/2) tr(Delta C Delta^T)",
-                    "1",
-                    (),
-                ),
-                (
-                    "edit_sq_change_over_trace",
-                    "D17: sampled E|Delta k|^2 over tr(Delta C Delta^T)",
-                    "1",
-                    (),
-                ),
-                ("second_moment_rank_at_d", "rank of the second moment of d keys in R^d", "1", ()),
-                (
-                    "ls_lstsq_gradient",
-                    "gradient of |Ax-b|^2 at the SVD least-squares minimiser",
-                    "1",
-                    (),
-                ),
-                ("minnorm_solves_gap", "A x_mn minus b", "1", ()),
-                ("minnorm_pinv_gap", "A^T (A A^T)^-1 b minus pinv(A) b", "1", ()),
-                ("minnorm_beaten", "other exact solutions with a smaller norm", "1", ()),
-                ("ridge_singular_rank", "rank of A^T A for a 4 x 9 A", "1", ()),
-                (
-                    "ridge_min_eig_over_lambda",
-                    "smallest eigenvalue of A^T A + lambda I, / lambda",
-                    "1",
-                    (),
-                ),
-                ("ridge_gradient", "gradient of the ridge objective at its solution", "1", ()),
-                ("proj_symmetric_gap", "P - P^T", "1", ()),
-                ("proj_idempotent_gap", "P^2 - P", "1", ()),
-                ("proj_trace", "trace of P (A is 7 x 3)", "1", ()),
-                ("proj_rank", "rank of P", "1", ()),
-                ("proj_closer_points", "points of the column space closer to b than P b", "1", ()),
-                ("proj_residual_orthogonal", "A^T (b - P b)", "1", ()),
-                ("proj_row_square_gap", "sum_j P_ij^2 minus P_ii", "1", ()),
-                ("oblique_idempotent_gap", "Q^2 - Q (oblique projection)", "1", ()),
-                ("oblique_trace", "trace of the oblique projection", "1", ()),
-                ("oblique_row_square_gap", "sum_j Q_ij^2 minus Q_ii", "1", ()),
-                ("oblique_symmetric_gap", "Q - Q^T", "1", ()),
-                ("svd_nonzero", "nonzero singular values of a rank-3 matrix", "1", ()),
-                ("svd_rank", "rank of that matrix", "1", ()),
-                ("energy_gap", "sum mu_k^2 minus |A|_F^2", "1", ()),
-                ("sherman_morrison_gap", "Sherman-Morrison minus the direct inverse", "1", ()),
-                ("whitened_moment_gap", "second moment of C^-1/2 x minus I", "1", ()),
-                ("one_factor_gap", "k^T C^-1 q minus (C^-1/2 k).(C^-1/2 q)", "1", ()),
-                ("inverse_only_moment_gap", "second moment of C^-1 x minus I", "1", ()),
-                ("product_rank_excess", "rank(AB) - min(rank A, rank B)", "1", ()),
-                ("product_rank", "rank(AB), A of rank 3, B of rank 4", "1", ()),
-                ("qk_rank", "rank of Q K^T, n = 10, d_k = 4", "1", ()),
-                ("wqwk_rank", "rank of W_Q W_K^T, d = 16, d_k = 4", "1", ()),
-                ("frobenius_orthogonal_gap", "|Q A R|_F and |U A|_F minus |A|_F", "1", ()),
-                (
-                    "frobenius_wide_orthonormal_change",
-                    "norm change under a matrix with orthonormal rows (5 x 9)",
-                    "1",
-                    (),
-                ),
-                ("interference_gap_zero_mean", "E|sum c_i v_i|^2 - sum c_i^2, zero mean", "1", ()),
-                ("interference_gap_shifted", "the same with values of nonzero mean", "1", ()),
-                ("interference_sum_c2", "sum c_i^2 of our coefficients", "1", ()),
-            )
-        ),
-        coords={"angle": [0, 90, 180], "side": ["rows", "columns"]},
-        sections=(
-            "memory-math appendix A: the linear algebra toolkit (line 68)",
-            "memory-math D20: eight facts about rank and projections (line 68)",
-        ),
-    ),
-]

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, ints
 from . import hmm
 from . import ngram as ng
 from . import pair_mixture as pm
@@ -83,6 +83,41 @@ def grade_reach(copy: np.ndarray, stores: np.ndarray, n_fillers: int) -> np.ndar
     return out
 
 
+@experiment(
+    grid={"N": ints(min=2, ranges=False), "F": ints()},
+    params={
+        "L_max": integer(min=1, doc="longest gap of the sweep"),
+        "d": integer(min=1, doc="embedding width of the neural window"),
+        "d_h": integer(min=1, doc="hidden units of the neural window"),
+        "n_sampled": integer(min=1, doc="drawn sentences per gap"),
+    },
+    outputs=(
+        Output(
+            "copy_nats",
+            "cost of the two copied names together, unlimited data (NaN: not computed)",
+            "nats",
+            ("L", "model"),
+        ),
+        Output("stores", "rows, bags, states or weights the model keeps", dims=("L", "model")),
+        Output("mixture_minus_window1", "mixture's copy cost minus window 1's", "nats", ("L",)),
+        Output("tie_L", "first gap at which the mixture and window 1 tie", "tokens"),
+        Output(
+            "mixture_better_then_worse",
+            "1 if the mixture is better than window 1 below the tie and worse above it",
+        ),
+        Output("copy_growth", "copy cost at L_max minus at L = 0", "nats", ("model",)),
+        Output("store_growth", "stores at L_max over stores at L_max - 1", dims=("model",)),
+        Output(
+            "reach_grade",
+            "R2 graded from the sweep (one-hot over no, part, yes)",
+            dims=("model", "grade"),
+        ),
+    ),
+    coords={"L": lambda L_max, **_: range(L_max + 1), "model": MODELS, "grade": GRADES},
+    sections=(
+        "first-principles A5: the comparison table, the ranks and the figure (lines 315, 318-331)",
+    ),
+)
 def model_comparison(
     N: int, F: int, L_max: int, d: int, d_h: int, n_sampled: int, rng: np.random.Generator
 ) -> dict:
@@ -142,7 +177,7 @@ def fitted_models(corpus: np.ndarray, N: int, F: int, L: int, names: np.ndarray)
     freq = np.bincount(corpus.ravel(), minlength=vocab) / corpus.size
     mixture = pm.fit_pair_mixture(corpus, N, vocab)
     windows = {r: ng.fit_window(corpus, r) for r in (1, 2, L + 8)}
-    pi, T, E = hmm.binding_hmm(N, F, L)
+    pi, T, E = hmm.binding_model(N, F, L)
     pairs = hmm.ordered_pairs(N)
     allowed = np.isin(pairs, names).all(axis=1)
     pi = pi * np.repeat(allowed, tl.length(L))
@@ -171,6 +206,33 @@ def _log_prob(cond: np.ndarray) -> np.ndarray:
         return np.log(cond).sum(axis=1)
 
 
+@experiment(
+    grid={"N": ints(min=2, ranges=False), "F": ints(), "L": ints(min=0)},
+    params={
+        "n_shuffles": integer(min=1, doc="random reorderings"),
+    },
+    outputs=(
+        Output(
+            "order_grade",
+            "R1 graded by reordering a sentence (one-hot over no, part, yes)",
+            dims=("model", "grade"),
+        ),
+        Output(
+            "shuffle_logp_spread",
+            "largest change of ln p over the random reorderings (inf: became impossible)",
+            "nats",
+            ("model",),
+        ),
+        Output("orderings", "distinct orderings of the test sentence's tokens"),
+        Output(
+            "held_out_copy_prob",
+            "probability of a final name never seen in training (0 if undefined)",
+            dims=("model",),
+        ),
+    ),
+    coords={"model": MODELS, "grade": GRADES},
+    sections=("first-principles A5: requirements R1 and R3 (lines 314, 316)",),
+)
 def requirements(N: int, F: int, L: int, n_shuffles: int, rng: np.random.Generator) -> dict:
     """R1: each model fitted on the enumerated language scores a sentence, ``n_shuffles``
     random reorderings of it and the reordering that exchanges the two copies; 'no' if none of
@@ -213,71 +275,3 @@ def requirements(N: int, F: int, L: int, n_shuffles: int, rng: np.random.Generat
         "orderings": float(multiset_orderings(sentence)),
         "held_out_copy_prob": held_out,
     }
-
-
-EXPERIMENTS = [
-    Experiment(
-        name="model_comparison",
-        func=model_comparison,
-        grid=("N", "F"),
-        params=("L_max", "d", "d_h", "n_sampled"),
-        outputs=(
-            Output(
-                "copy_nats",
-                "cost of the two copied names together, unlimited data (NaN: not computed)",
-                "nats",
-                ("L", "model"),
-            ),
-            Output("stores", "rows, bags, states or weights the model keeps", "1", ("L", "model")),
-            Output("mixture_minus_window1", "mixture's copy cost minus window 1's", "nats", ("L",)),
-            Output("tie_L", "first gap at which the mixture and window 1 tie", "tokens"),
-            Output(
-                "mixture_better_then_worse",
-                "1 if the mixture is better than window 1 below the tie and worse above it",
-                "1",
-            ),
-            Output("copy_growth", "copy cost at L_max minus at L = 0", "nats", ("model",)),
-            Output("store_growth", "stores at L_max over stores at L_max - 1", "1", ("model",)),
-            Output(
-                "reach_grade",
-                "R2 graded from the sweep (one-hot over no, part, yes)",
-                "1",
-                ("model", "grade"),
-            ),
-        ),
-        coords={"L": lambda L_max, **_: range(L_max + 1), "model": MODELS, "grade": GRADES},
-        sections=(
-            "first-principles A5: the comparison table, the ranks and the figure "
-            "(lines 315, 318-331)",
-        ),
-    ),
-    Experiment(
-        name="requirements",
-        func=requirements,
-        grid=("N", "F", "L"),
-        params=("n_shuffles",),
-        outputs=(
-            Output(
-                "order_grade",
-                "R1 graded by reordering a sentence (one-hot over no, part, yes)",
-                "1",
-                ("model", "grade"),
-            ),
-            Output(
-                "shuffle_logp_spread",
-                "largest change of ln p over the random reorderings (inf: became impossible)",
-                "nats",
-                ("model",),
-            ),
-            Output("orderings", "distinct orderings of the test sentence's tokens", "1"),
-            Output(
-                "held_out_copy_prob",
-                "probability of a final name never seen in training (0 if undefined)",
-                "1",
-                ("model",),
-            ),
-        ),
-        coords={"model": MODELS, "grade": GRADES},
-        sections=("first-principles A5: requirements R1 and R3 (lines 314, 316)",),
-    ),
-]

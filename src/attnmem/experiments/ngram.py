@@ -17,10 +17,22 @@ import math
 import numpy as np
 from scipy.special import digamma
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, ints
 from . import toylang as tl
 
 
+def _r_coords(r_max: int, **_) -> range:
+    return range(r_max + 1)
+
+
+@experiment(
+    grid={"vocab": ints(), "context": ints()},
+    outputs=(
+        Output("log10_rows", "log10 of the rows of a table over every window"),
+        Output("growth_per_token", "factor by which one more token of window multiplies the rows"),
+    ),
+    sections=("soft-dictionary: The Journal Wants an Autocomplete (line 21)",),
+)
 def markov_table(vocab: int, context: int) -> dict:
     """log10 of the number of rows of a table over every window of ``context`` tokens."""
     return {
@@ -136,6 +148,78 @@ def window_probs(model: dict, texts: np.ndarray) -> np.ndarray:
         return (c_uw / c_u).reshape(texts.shape)
 
 
+@experiment(
+    grid={"N": ints(min=2, ranges=False), "F": ints(), "L": ints(min=0)},
+    params={
+        "r_max": integer(min=2, doc="longest window"),
+        "max_enumerated": integer(min=0, doc="largest language enumerated"),
+    },
+    outputs=(
+        Output("cost_X", "cost of the final name for a window of r tokens", "nats", ("r",)),
+        Output("cost_Y", "cost of the second Y for a window of r tokens", "nats", ("r",)),
+        Output(
+            "cost_X_enumerated",
+            "cost of the final name from the enumerated language (NaN if too large)",
+            "nats",
+            ("r",),
+        ),
+        Output(
+            "cost_Y_enumerated",
+            "cost of the second Y from the enumerated language (NaN if too large)",
+            "nats",
+            ("r",),
+        ),
+        Output("copy_cost", "cost of the two copies together", "nats", ("r",)),
+        Output("enumerated", "1 if the language was enumerated"),
+        Output(
+            "window0_bag_gap",
+            "|pooled window-0 cost on X minus the bag's closed form| (enumerated)",
+            "nats",
+        ),
+        Output(
+            "closed_form_gap",
+            "largest |closed form - enumeration| over r and both copies (enumerated)",
+            "nats",
+        ),
+        Output(
+            "zero_window_X_enumerated",
+            "smallest window with cost 0 on the final name, from the enumeration",
+            "tokens",
+        ),
+        Output(
+            "zero_window_Y_enumerated",
+            "smallest window with cost 0 on the second Y, from the enumeration",
+            "tokens",
+        ),
+        Output("zero_window_X", "smallest window with cost 0 on the final name", "tokens"),
+        Output("zero_window_Y", "smallest window with cost 0 on the second Y", "tokens"),
+        Output("contexts_to_zero", "windows a table needs to pay 0 on the final name"),
+        Output(
+            "contexts_enumerated",
+            "distinct prefixes before the final name in the enumeration (NaN if too large)",
+        ),
+        Output("log10_contexts", "log10 of the windows needed to pay 0 on X"),
+        Output("context_growth", "factor by which one more filler multiplies them"),
+        Output(
+            "context_growth_enumerated",
+            "the same factor, counted as distinct prefixes in the languages with L and L+1 "
+            "fillers (NaN where the longer one is too large to enumerate)",
+        ),
+        Output("vocab", "token types of the language"),
+        Output("window_rows", "rows of a table over every window of r tokens", dims=("r",)),
+        Output(
+            "sentences_to_cover",
+            "expected uniform sentences until every needed window has been seen",
+            "sentences",
+        ),
+        Output("rows_ln_rows", "rows times ln(rows), the leading term of that", "sentences"),
+    ),
+    coords={"r": _r_coords},
+    sections=(
+        "first-principles A3-A4: window staircase and table sizes (lines 233, 257-263, 301)",
+        "first-principles A5: windows in the comparison table (lines 315, 323-325)",
+    ),
+)
 def window_staircase(N: int, F: int, L: int, r_max: int, max_enumerated: int) -> dict:
     """Closed-form staircase of the two copies over r = 0..r_max, the same costs from an
     enumeration of the language when it has at most ``max_enumerated`` sentences, and the size
@@ -195,6 +279,23 @@ def window_staircase(N: int, F: int, L: int, r_max: int, max_enumerated: int) ->
     }
 
 
+@experiment(
+    grid={"r": ints(min=0), "K": ints(min=2, ranges=False)},
+    params={
+        "tokens": integer(min=1, doc="length of the random text"),
+        "alternatives": integer(min=1, doc="other tables per point"),
+    },
+    outputs=(
+        Output(
+            "mle_gap_min",
+            "smallest log-likelihood lead of the relative frequencies over another table",
+            "nats",
+        ),
+        Output("mle_rows_sum", "largest |row sum - 1| of the relative-frequency table"),
+        Output("n_windows", "distinct windows in the text"),
+    ),
+    sections=("first-principles A3: the maximum-likelihood n-gram (lines 239-255)",),
+)
 def ngram_mle(r: int, K: int, tokens: int, alternatives: int, rng: np.random.Generator) -> dict:
     """The relative-frequency table against random other tables on one random text of
     ``tokens`` tokens over K words: ``alternatives`` tables, each the MLE moved a random share
@@ -228,6 +329,15 @@ def neural_window_params(vocab: int, d: int, d_h: int, r: int) -> int:
     return vocab * d + (r * d + 1) * d_h + (d_h + 1) * vocab
 
 
+@experiment(
+    grid={"vocab": ints(), "d": ints(), "d_h": ints(), "r": ints()},
+    outputs=(
+        Output("n_params", "weights of the neural window"),
+        Output("increment_per_r", "weights added by one more token of window"),
+        Output("second_difference", "second difference of the weights in r"),
+    ),
+    sections=("first-principles A4: the neural window size (lines 295-299)",),
+)
 def neural_window(vocab: int, d: int, d_h: int, r: int) -> dict:
     """The parameter count at one window, and its first and second differences in r (a
     constant first difference and a zero second difference: linear growth)."""
@@ -237,125 +347,3 @@ def neural_window(vocab: int, d: int, d_h: int, r: int) -> dict:
         "increment_per_r": float(n[1] - n[0]),
         "second_difference": float(n[2] - 2 * n[1] + n[0]),
     }
-
-
-def _r_coords(r_max: int, **_) -> range:
-    return range(r_max + 1)
-
-
-EXPERIMENTS = [
-    Experiment(
-        name="markov_table",
-        func=markov_table,
-        grid=("vocab", "context"),
-        outputs=(
-            Output("log10_rows", "log10 of the rows of a table over every window", "1"),
-            Output(
-                "growth_per_token",
-                "factor by which one more token of window multiplies the rows",
-                "1",
-            ),
-        ),
-        sections=("soft-dictionary: The Journal Wants an Autocomplete (line 21)",),
-    ),
-    Experiment(
-        name="window_staircase",
-        func=window_staircase,
-        grid=("N", "F", "L"),
-        params=("r_max", "max_enumerated"),
-        outputs=(
-            Output("cost_X", "cost of the final name for a window of r tokens", "nats", ("r",)),
-            Output("cost_Y", "cost of the second Y for a window of r tokens", "nats", ("r",)),
-            Output(
-                "cost_X_enumerated",
-                "cost of the final name from the enumerated language (NaN if too large)",
-                "nats",
-                ("r",),
-            ),
-            Output(
-                "cost_Y_enumerated",
-                "cost of the second Y from the enumerated language (NaN if too large)",
-                "nats",
-                ("r",),
-            ),
-            Output("copy_cost", "cost of the two copies together", "nats", ("r",)),
-            Output("enumerated", "1 if the language was enumerated", "1"),
-            Output(
-                "window0_bag_gap",
-                "|pooled window-0 cost on X minus the bag's closed form| (enumerated)",
-                "nats",
-            ),
-            Output(
-                "closed_form_gap",
-                "largest |closed form - enumeration| over r and both copies (enumerated)",
-                "nats",
-            ),
-            Output(
-                "zero_window_X_enumerated",
-                "smallest window with cost 0 on the final name, from the enumeration",
-                "tokens",
-            ),
-            Output(
-                "zero_window_Y_enumerated",
-                "smallest window with cost 0 on the second Y, from the enumeration",
-                "tokens",
-            ),
-            Output("zero_window_X", "smallest window with cost 0 on the final name", "tokens"),
-            Output("zero_window_Y", "smallest window with cost 0 on the second Y", "tokens"),
-            Output("contexts_to_zero", "windows a table needs to pay 0 on the final name", "1"),
-            Output(
-                "contexts_enumerated",
-                "distinct prefixes before the final name in the enumeration (NaN if too large)",
-                "1",
-            ),
-            Output("log10_contexts", "log10 of the windows needed to pay 0 on X", "1"),
-            Output("context_growth", "factor by which one more filler multiplies them", "1"),
-            Output(
-                "context_growth_enumerated",
-                "the same factor, counted as distinct prefixes in the languages with L and L+1 "
-                "fillers (NaN where the longer one is too large to enumerate)",
-                "1",
-            ),
-            Output("vocab", "token types of the language", "1"),
-            Output("window_rows", "rows of a table over every window of r tokens", "1", ("r",)),
-            Output(
-                "sentences_to_cover",
-                "expected uniform sentences until every needed window has been seen",
-                "sentences",
-            ),
-            Output("rows_ln_rows", "rows times ln(rows), the leading term of that", "sentences"),
-        ),
-        coords={"r": _r_coords},
-        sections=(
-            "first-principles A3-A4: window staircase and table sizes (lines 233, 257-263, 301)",
-            "first-principles A5: windows in the comparison table (lines 315, 323-325)",
-        ),
-    ),
-    Experiment(
-        name="ngram_mle",
-        func=ngram_mle,
-        grid=("r", "K"),
-        params=("tokens", "alternatives"),
-        outputs=(
-            Output(
-                "mle_gap_min",
-                "smallest log-likelihood lead of the relative frequencies over another table",
-                "nats",
-            ),
-            Output("mle_rows_sum", "largest |row sum - 1| of the relative-frequency table", "1"),
-            Output("n_windows", "distinct windows in the text", "1"),
-        ),
-        sections=("first-principles A3: the maximum-likelihood n-gram (lines 239-255)",),
-    ),
-    Experiment(
-        name="neural_window",
-        func=neural_window,
-        grid=("vocab", "d", "d_h", "r"),
-        outputs=(
-            Output("n_params", "weights of the neural window", "1"),
-            Output("increment_per_r", "weights added by one more token of window", "1"),
-            Output("second_difference", "second difference of the weights in r", "1"),
-        ),
-        sections=("first-principles A4: the neural window size (lines 295-299)",),
-    ),
-]

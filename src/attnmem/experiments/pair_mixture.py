@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, ints
 from . import toylang as tl
 
 
@@ -93,6 +93,32 @@ def predictive(model: dict, texts: np.ndarray, position: int) -> np.ndarray:
     return post @ model["theta"]
 
 
+@experiment(
+    grid={"N": ints(min=2, ranges=False), "F": ints(), "L": ints(min=0)},
+    params={
+        "max_enumerated": integer(min=0, doc="largest language enumerated"),
+    },
+    outputs=(
+        Output("n_bags", "bags of the mixture, one per unordered pair of names"),
+        Output("copy_nats", "cost of the two copies, closed form 2 ln((10+L)/2)", "nats"),
+        Output("cost_per_copy", "cost of one copy, closed form ln((10+L)/2)", "nats"),
+        Output("enumerated", "1 if the mixture was fitted on the enumerated language"),
+        Output("n_bags_fitted", "pairs with a bag in the fitted mixture"),
+        Output("copy_nats_enumerated", "cost of the two copies, fitted mixture", "nats"),
+        Output("cost_X_enumerated", "cost of the final name, fitted mixture", "nats"),
+        Output("cost_Y_enumerated", "cost of the second Y, fitted mixture", "nats"),
+        Output("role_gap", "largest |p(X) - p(Y)| the fitted mixture gives at the final name"),
+        Output("prefix_X_min", "fewest occurrences of X before the final name"),
+        Output("prefix_X_max", "most occurrences of X before the final name"),
+        Output("prefix_Y_min", "fewest occurrences of Y before the final name"),
+        Output("prefix_Y_max", "most occurrences of Y before the final name"),
+    ),
+    sections=(
+        "first-principles A4 (lost, reconstructed): the pair mixture",
+        "first-principles A5: the mixture's row, the caveat on counts, the ranks "
+        "(lines 316, 322, 328-331)",
+    ),
+)
 def pair_mixture(N: int, F: int, L: int, max_enumerated: int) -> dict:
     """What the mixture pays on the two copies, as the closed form and, where the language has
     at most ``max_enumerated`` sentences, exactly from a mixture fitted on all of them; and the
@@ -141,37 +167,3 @@ def pair_mixture(N: int, F: int, L: int, max_enumerated: int) -> dict:
         }
     )
     return out
-
-
-EXPERIMENTS = [
-    Experiment(
-        name="pair_mixture",
-        func=pair_mixture,
-        grid=("N", "F", "L"),
-        params=("max_enumerated",),
-        outputs=(
-            Output("n_bags", "bags of the mixture, one per unordered pair of names", "1"),
-            Output("copy_nats", "cost of the two copies, closed form 2 ln((10+L)/2)", "nats"),
-            Output("cost_per_copy", "cost of one copy, closed form ln((10+L)/2)", "nats"),
-            Output("enumerated", "1 if the mixture was fitted on the enumerated language", "1"),
-            Output("n_bags_fitted", "pairs with a bag in the fitted mixture", "1"),
-            Output("copy_nats_enumerated", "cost of the two copies, fitted mixture", "nats"),
-            Output("cost_X_enumerated", "cost of the final name, fitted mixture", "nats"),
-            Output("cost_Y_enumerated", "cost of the second Y, fitted mixture", "nats"),
-            Output(
-                "role_gap",
-                "largest |p(X) - p(Y)| the fitted mixture gives at the final name",
-                "1",
-            ),
-            Output("prefix_X_min", "fewest occurrences of X before the final name", "1"),
-            Output("prefix_X_max", "most occurrences of X before the final name", "1"),
-            Output("prefix_Y_min", "fewest occurrences of Y before the final name", "1"),
-            Output("prefix_Y_max", "most occurrences of Y before the final name", "1"),
-        ),
-        sections=(
-            "first-principles A4 (lost, reconstructed): the pair mixture",
-            "first-principles A5: the mixture's row, the caveat on counts, the ranks "
-            "(lines 316, 322, 328-331)",
-        ),
-    ),
-]

@@ -26,7 +26,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import integrate, special
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, real, seeds
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
 SHOWN_M = (4, 16, 32, 64)  # memories drawn in the memory-math chapter 3 figure (at ls_width)
@@ -210,6 +210,108 @@ def small_identities(rng: np.random.Generator, d: int = 5, d_v: int = 4, m: int 
     }
 
 
+def _grid_coords(**p):
+    return widths(p["d_min"], p["n_widths"])
+
+
+@experiment(
+    grid={"seed": seeds()},
+    params={
+        "N": integer(min=2),
+        "trials": integer(min=1),
+        "queries": integer(min=1),
+        "d_min": integer(min=1),
+        "n_widths": integer(min=1),
+        "ratio_step": real(gt=0),
+        "figure_ratio_max": real(gt=0),
+        "far_step": real(gt=0),
+        "ratio_max": real(gt=0),
+        "ls_width": integer(min=1, doc="must be one of the widths"),
+        "ls_trials": integer(min=1),
+        "value_dim": integer(min=1),
+        "moment_samples": integer(min=2),
+    },
+    outputs=(
+        Output("m_pairs", "stored pairs m", "pairs", ("d", "load")),
+        Output("noise_sq", "mean squared interference of a read", dims=("d", "load")),
+        Output("noise_ratio", "measured interference-to-signal ratio", dims=("d", "load")),
+        Output("noise_ratio_formula", "sqrt((m-1)/d)", dims=("d", "load")),
+        Output("noise_sq_formula", "(m-1)/d", dims=("d", "load")),
+        Output(
+            "noise_sq_gap", "mean squared interference over (m-1)/d, minus 1", dims=("d", "load")
+        ),
+        Output(
+            "noise_ratio_unit_values",
+            "measured ratio with random unit values (at ls_width)",
+            dims=("d", "load"),
+        ),
+        Output(
+            "accuracy",
+            "chance the right name scores highest (far loads at ls_width only)",
+            dims=("d", "load"),
+        ),
+        Output("accuracy_gaussian", "the same, Gaussian closed form", dims=("d", "load")),
+        Output(
+            "lookback_accuracy", "chance the look-back returns the right pair", dims=("d", "load")
+        ),
+        Output("lookback_min", "smallest look-back accuracy over every simulated point"),
+        Output("guess_accuracy", "chance of a uniform guess, 1/N"),
+        Output(
+            "gaussian_at_unit_ratio",
+            "Gaussian closed form where interference equals signal, (m-1)/d = 1",
+        ),
+        Output(
+            "leak_total",
+            "mean total |overlap| of the other keys with the query",
+            dims=("d", "load"),
+        ),
+        Output(
+            "leak_growth_min",
+            "smallest rise of leak_total from one figure load to the next",
+            dims=("d",),
+        ),
+        Output("max_rel_dev", "largest |measured / formula - 1| over the figure's points"),
+        Output("width_spread", "largest minus smallest accuracy over the widths", dims=("load",)),
+        Output("width_spread_max", "largest width spread over the figure's loads"),
+        Output("hebbian_crossing", "m/d where the measured ratio reaches 1", dims=("d",)),
+        Output("hebbian_crossing_formula", "(d+1)/d, where sqrt((m-1)/d) = 1", dims=("d",)),
+        Output(
+            "ls_ratio", "least-squares store: interference over signal at ls_width", dims=("load",)
+        ),
+        Output("ls_exact_error", "least-squares store: largest recall error for m <= d"),
+        Output("ls_crossing", "least-squares store: m/d where its ratio reaches 1"),
+        Output("state_numbers", "numbers in the fixed state, N d", dims=("d",)),
+        Output("kept_numbers", "numbers kept by keeping every pair, m (d + N)", dims=("d", "load")),
+        Output("orthonormal_error", "largest recall error with d orthonormal keys", dims=("d",)),
+        Output(
+            "recall_weights",
+            "overlaps k_i . k_1 of one draw (own key first)",
+            dims=("shown_m", "pair"),
+        ),
+        Output("overlap_sq", "mean (k . k')^2 of random unit keys, sampled", dims=("d",)),
+        Output("overlap_sq_exact", "E (k . k')^2 from the overlap's density", dims=("d",)),
+        Output("overlap_sq_gap", "sampled mean (k . k')^2 times d, minus 1", dims=("d",)),
+        Output("dot_var_gauss", "variance of q . k, standard normal entries", dims=("d",)),
+        Output("dot_var_sign", "variance of q . k, random sign entries", dims=("d",)),
+        Output("write_gap", "largest |sum of outer products - V^T K|"),
+        Output("read_gap", "largest |W x - sum_i v_i (k_i . x)|"),
+        Output("update_rank", "rank of the change made by adding one pair"),
+        Output("sgd_grad_gap", "largest |finite-difference gradient - ybar x^T|"),
+        Output("hebb_grad_gap", "largest |finite-difference gradient of v^T W k - v k^T|"),
+    ),
+    coords={
+        "d": _grid_coords,
+        "load": lambda **p: loads(
+            p["ratio_step"], p["figure_ratio_max"], p["far_step"], p["ratio_max"]
+        ),
+        "shown_m": SHOWN_M,
+    },
+    sections=(
+        "first-principles B3 (ii) and B4: the random-key memory and the look-back (lines 392-439)",
+        "memory-math chapter 3 (lines 13-15), D1 and D13 (line 68)",
+        "every-layer-a-store: the outer-product store (lines 11-17)",
+    ),
+)
 def random_key_memory(
     seed: int,
     N: int,
@@ -316,133 +418,3 @@ def random_key_memory(
         "overlap_sq_gap": np.array(moments["overlap_sq"]) * np.array(ds) - 1.0,
         **small_identities(rng),
     }
-
-
-def _grid_coords(**p):
-    return widths(p["d_min"], p["n_widths"])
-
-
-EXPERIMENTS = [
-    Experiment(
-        name="random_key_memory",
-        func=random_key_memory,
-        grid=("seed",),
-        params=(
-            "N",
-            "trials",
-            "queries",
-            "d_min",
-            "n_widths",
-            "ratio_step",
-            "figure_ratio_max",
-            "far_step",
-            "ratio_max",
-            "ls_width",
-            "ls_trials",
-            "value_dim",
-            "moment_samples",
-        ),
-        outputs=(
-            Output("m_pairs", "stored pairs m", "pairs", ("d", "load")),
-            Output("noise_sq", "mean squared interference of a read", "1", ("d", "load")),
-            Output("noise_ratio", "measured interference-to-signal ratio", "1", ("d", "load")),
-            Output("noise_ratio_formula", "sqrt((m-1)/d)", "1", ("d", "load")),
-            Output("noise_sq_formula", "(m-1)/d", "1", ("d", "load")),
-            Output(
-                "noise_sq_gap",
-                "mean squared interference over (m-1)/d, minus 1",
-                "1",
-                ("d", "load"),
-            ),
-            Output(
-                "noise_ratio_unit_values",
-                "measured ratio with random unit values (at ls_width)",
-                "1",
-                ("d", "load"),
-            ),
-            Output(
-                "accuracy",
-                "chance the right name scores highest (far loads at ls_width only)",
-                "1",
-                ("d", "load"),
-            ),
-            Output("accuracy_gaussian", "the same, Gaussian closed form", "1", ("d", "load")),
-            Output(
-                "lookback_accuracy",
-                "chance the look-back returns the right pair",
-                "1",
-                ("d", "load"),
-            ),
-            Output("lookback_min", "smallest look-back accuracy over every simulated point", "1"),
-            Output("guess_accuracy", "chance of a uniform guess, 1/N", "1"),
-            Output(
-                "gaussian_at_unit_ratio",
-                "Gaussian closed form where interference equals signal, (m-1)/d = 1",
-                "1",
-            ),
-            Output(
-                "leak_total",
-                "mean total |overlap| of the other keys with the query",
-                "1",
-                ("d", "load"),
-            ),
-            Output(
-                "leak_growth_min",
-                "smallest rise of leak_total from one figure load to the next",
-                "1",
-                ("d",),
-            ),
-            Output("max_rel_dev", "largest |measured / formula - 1| over the figure's points", "1"),
-            Output(
-                "width_spread", "largest minus smallest accuracy over the widths", "1", ("load",)
-            ),
-            Output("width_spread_max", "largest width spread over the figure's loads", "1"),
-            Output("hebbian_crossing", "m/d where the measured ratio reaches 1", "1", ("d",)),
-            Output("hebbian_crossing_formula", "(d+1)/d, where sqrt((m-1)/d) = 1", "1", ("d",)),
-            Output(
-                "ls_ratio",
-                "least-squares store: interference over signal at ls_width",
-                "1",
-                ("load",),
-            ),
-            Output("ls_exact_error", "least-squares store: largest recall error for m <= d", "1"),
-            Output("ls_crossing", "least-squares store: m/d where its ratio reaches 1", "1"),
-            Output("state_numbers", "numbers in the fixed state, N d", "1", ("d",)),
-            Output(
-                "kept_numbers", "numbers kept by keeping every pair, m (d + N)", "1", ("d", "load")
-            ),
-            Output(
-                "orthonormal_error", "largest recall error with d orthonormal keys", "1", ("d",)
-            ),
-            Output(
-                "recall_weights",
-                "overlaps k_i . k_1 of one draw (own key first)",
-                "1",
-                ("shown_m", "pair"),
-            ),
-            Output("overlap_sq", "mean (k . k')^2 of random unit keys, sampled", "1", ("d",)),
-            Output("overlap_sq_exact", "E (k . k')^2 from the overlap's density", "1", ("d",)),
-            Output("overlap_sq_gap", "sampled mean (k . k')^2 times d, minus 1", "1", ("d",)),
-            Output("dot_var_gauss", "variance of q . k, standard normal entries", "1", ("d",)),
-            Output("dot_var_sign", "variance of q . k, random sign entries", "1", ("d",)),
-            Output("write_gap", "largest |sum of outer products - V^T K|", "1"),
-            Output("read_gap", "largest |W x - sum_i v_i (k_i . x)|", "1"),
-            Output("update_rank", "rank of the change made by adding one pair", "1"),
-            Output("sgd_grad_gap", "largest |finite-difference gradient - ybar x^T|", "1"),
-            Output("hebb_grad_gap", "largest |finite-difference gradient of v^T W k - v k^T|", "1"),
-        ),
-        coords={
-            "d": _grid_coords,
-            "load": lambda **p: loads(
-                p["ratio_step"], p["figure_ratio_max"], p["far_step"], p["ratio_max"]
-            ),
-            "shown_m": SHOWN_M,
-        },
-        sections=(
-            "first-principles B3 (ii) and B4: the random-key memory and the look-back "
-            "(lines 392-439)",
-            "memory-math chapter 3 (lines 13-15), D1 and D13 (line 68)",
-            "every-layer-a-store: the outer-product store (lines 11-17)",
-        ),
-    ),
-]

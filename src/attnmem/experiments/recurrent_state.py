@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, ints, real, reals, seeds
 from . import toylang as tl
 from .softmax import softmax
 
@@ -84,6 +84,42 @@ def _flat(counts: np.ndarray) -> float:
     return float(np.all(counts == counts[0]))
 
 
+@experiment(
+    grid={"N": ints(min=2, ranges=False), "F": ints(), "L": ints(min=0)},
+    params={
+        "max_enumerated": integer(min=1),
+        "d_state": integer(min=1, doc="width of the recurrent state"),
+    },
+    outputs=(
+        Output("futures", "distinct futures after t tokens, enumerated", dims=("t",)),
+        Output("futures_formula", "distinct futures after t tokens, closed form", dims=("t",)),
+        Output("state_nats", "log of the number of distinct futures", "nats", ("t",)),
+        Output("enumerated", "1 where the language was enumerated"),
+        Output("formula_gap", "largest |enumerated - closed form| over t"),
+        Output("plateau_nats", "log of the futures inside the gap", "nats"),
+        Output("plateau_bits", "log2 of the futures inside the gap", "bits"),
+        Output("plateau_flat", "1 if the count is the same at every t of the gap"),
+        Output(
+            "plateau_flat_enumerated",
+            "1 if the enumerated count is the same at every t from the second name to 'then'",
+        ),
+        Output("first_name_nats", "log of the futures after the first name", "nats"),
+        Output("position_nats", "log of the number of prefix lengths, ln(11+L)", "nats"),
+        Output("copy_distance", "tokens from the first name to its copy", "tokens"),
+        Output("sentence_tokens", "tokens in a sentence", "tokens"),
+        Output("ngram_contexts", "contexts of a table that answers the final name"),
+        Output("vocab", "words in the vocabulary", "words"),
+        Output("rnn_params", "weights of the one-hot recurrent net of width d_state"),
+        Output(
+            "bound_pairs", "most N-way answers a state of d b-bit numbers fixes", "pairs", ("bits",)
+        ),
+    ),
+    coords={"bits": BITS},
+    sections=(
+        "first-principles B1: the state a prediction needs, the recurrent net (lines 336-357)",
+        "first-principles B3 (i): the counting bound (lines 387-391)",
+    ),
+)
 def future_states(N: int, F: int, L: int, max_enumerated: int, d_state: int) -> dict:
     """Futures per prefix length (closed form, and exact by enumeration where the language has
     at most ``max_enumerated`` sentences), with the sizes B1 and B3 i compare them to."""
@@ -218,6 +254,44 @@ def nonnormal_bounds_hold(rng: np.random.Generator, g: float, d: int, steps: int
     return float(lower >= 1 - 1e-9 and upper <= 1 + 1e-9)
 
 
+@experiment(
+    grid={"g": reals(gt=0), "seed": seeds()},
+    params={
+        "units": integer(min=1),
+        "nets": integer(min=2, doc="networks per replicate"),
+        "steps": integer(min=2, doc="tokens per run"),
+        "input_scale": real(min=0),
+        "far": integer(min=1, doc="distance of the final name"),
+    },
+    outputs=(
+        Output("linear_exact", "g^D, the linear net's gradient size", dims=("D",)),
+        Output("linear_measured", "linear net's gradient size, one network", dims=("D",)),
+        Output("linear_rel_error", "largest |measured / g^D - 1| over D and networks"),
+        Output("tanh_median", "tanh nets' gradient size, median over the batch", dims=("D",)),
+        Output("tanh_min", "tanh nets' gradient size, smallest in the batch", dims=("D",)),
+        Output("tanh_max", "tanh nets' gradient size, largest in the batch", dims=("D",)),
+        Output("tanh_first", "tanh gradient size of the batch's first network", dims=("D",)),
+        Output("tanh_over_bound_max", "largest tanh size over g^D"),
+        Output("tanh_over_bound_far", "largest tanh size over g^D for D >= 1"),
+        Output("gate_path", "gradient along the forget-gate path, f^D", dims=("forget", "D")),
+        Output("far_power", "g^far, the linear size at the far distance"),
+        Output("lost_in_single", "1 if 1 + g^far rounds to 1 in single precision"),
+        Output("lost_in_double", "1 if 1 + g^far rounds to 1 in double precision"),
+        Output("over_double_resolution", "g^far over the double-precision epsilon"),
+        Output("single_resolution", "single-precision machine epsilon"),
+        Output("double_resolution", "double-precision machine epsilon"),
+        Output("unroll_gap", "largest |recurrence - unrolled sum| in a linear net"),
+        Output("input_grad_gap", "largest relative gap, finite differences vs W^D^T g"),
+        Output("spectral_bounds_hold", "1 if rho^D <= |W^D| <= cond(Z) rho^D"),
+        Output("power_over_rho_min", "smallest |W^D|_2 / rho^D over D >= 1, random non-normal W"),
+        Output(
+            "power_over_cond_rho_max",
+            "largest |W^D|_2 / (cond(Z) rho^D) over D >= 1, random non-normal W",
+        ),
+    ),
+    coords={"D": lambda **p: range(int(p["steps"])), "forget": FORGET},
+    sections=("first-principles B2: the gradient through time (lines 358-383)",),
+)
 def gradient_through_time(
     g: float,
     seed: int,
@@ -348,6 +422,29 @@ def lookback_jacobian_gap(rng: np.random.Generator, n: int, d: int) -> float:
     return worst
 
 
+@experiment(
+    grid={"n": ints()},
+    params={
+        "d_state": integer(min=1),
+    },
+    outputs=(
+        Output("rounds", "rounds of the parallel scan", "rounds"),
+        Output(
+            "rounds_needed",
+            "fewest scan rounds whose states all match the sequential loop",
+            "rounds",
+        ),
+        Output("ceil_log2", "ceil(log2 n)", "rounds"),
+        Output("sequential_steps", "steps of the sequential loop", "steps"),
+        Output("scan_error", "largest |scan - loop| over the states"),
+        Output("bptt_numbers", "states kept by backpropagation through time, n d"),
+        Output("lookback_jacobian_gap", "largest gap of dg/dh_j from a_j I + a_j (h_j - g) q^T"),
+    ),
+    sections=(
+        "first-principles B3 (iii): the linear recurrence in logarithmic depth (lines 423-434)",
+        "first-principles B4: the look-back's direct gradient path (line 446)",
+    ),
+)
 def recurrence_scan(n: int, d_state: int, rng) -> dict:
     """A random linear recurrence of length n solved by the scan and by the loop."""
     lam = rng.uniform(-1.0, 1.0, n)
@@ -363,112 +460,3 @@ def recurrence_scan(n: int, d_state: int, rng) -> dict:
         "lookback_jacobian_gap": lookback_jacobian_gap(rng, 5, 3),
         "rounds_needed": rounds_needed(rng, n),
     }
-
-
-EXPERIMENTS = [
-    Experiment(
-        name="future_states",
-        func=future_states,
-        grid=("N", "F", "L"),
-        params=("max_enumerated", "d_state"),
-        outputs=(
-            Output("futures", "distinct futures after t tokens, enumerated", "1", ("t",)),
-            Output("futures_formula", "distinct futures after t tokens, closed form", "1", ("t",)),
-            Output("state_nats", "log of the number of distinct futures", "nats", ("t",)),
-            Output("enumerated", "1 where the language was enumerated", "1"),
-            Output("formula_gap", "largest |enumerated - closed form| over t", "1"),
-            Output("plateau_nats", "log of the futures inside the gap", "nats"),
-            Output("plateau_bits", "log2 of the futures inside the gap", "bits"),
-            Output("plateau_flat", "1 if the count is the same at every t of the gap", "1"),
-            Output(
-                "plateau_flat_enumerated",
-                "1 if the enumerated count is the same at every t from the second name to 'then'",
-                "1",
-            ),
-            Output("first_name_nats", "log of the futures after the first name", "nats"),
-            Output("position_nats", "log of the number of prefix lengths, ln(11+L)", "nats"),
-            Output("copy_distance", "tokens from the first name to its copy", "tokens"),
-            Output("sentence_tokens", "tokens in a sentence", "tokens"),
-            Output("ngram_contexts", "contexts of a table that answers the final name", "1"),
-            Output("vocab", "words in the vocabulary", "words"),
-            Output("rnn_params", "weights of the one-hot recurrent net of width d_state", "1"),
-            Output(
-                "bound_pairs",
-                "most N-way answers a state of d b-bit numbers fixes",
-                "pairs",
-                ("bits",),
-            ),
-        ),
-        coords={"bits": BITS},
-        sections=(
-            "first-principles B1: the state a prediction needs, the recurrent net (lines 336-357)",
-            "first-principles B3 (i): the counting bound (lines 387-391)",
-        ),
-    ),
-    Experiment(
-        name="gradient_through_time",
-        func=gradient_through_time,
-        grid=("g", "seed"),
-        params=("units", "nets", "steps", "input_scale", "far"),
-        outputs=(
-            Output("linear_exact", "g^D, the linear net's gradient size", "1", ("D",)),
-            Output("linear_measured", "linear net's gradient size, one network", "1", ("D",)),
-            Output("linear_rel_error", "largest |measured / g^D - 1| over D and networks", "1"),
-            Output("tanh_median", "tanh nets' gradient size, median over the batch", "1", ("D",)),
-            Output("tanh_min", "tanh nets' gradient size, smallest in the batch", "1", ("D",)),
-            Output("tanh_max", "tanh nets' gradient size, largest in the batch", "1", ("D",)),
-            Output("tanh_first", "tanh gradient size of the batch's first network", "1", ("D",)),
-            Output("tanh_over_bound_max", "largest tanh size over g^D", "1"),
-            Output("tanh_over_bound_far", "largest tanh size over g^D for D >= 1", "1"),
-            Output("gate_path", "gradient along the forget-gate path, f^D", "1", ("forget", "D")),
-            Output("far_power", "g^far, the linear size at the far distance", "1"),
-            Output("lost_in_single", "1 if 1 + g^far rounds to 1 in single precision", "1"),
-            Output("lost_in_double", "1 if 1 + g^far rounds to 1 in double precision", "1"),
-            Output("over_double_resolution", "g^far over the double-precision epsilon", "1"),
-            Output("single_resolution", "single-precision machine epsilon", "1"),
-            Output("double_resolution", "double-precision machine epsilon", "1"),
-            Output("unroll_gap", "largest |recurrence - unrolled sum| in a linear net", "1"),
-            Output("input_grad_gap", "largest relative gap, finite differences vs W^D^T g", "1"),
-            Output("spectral_bounds_hold", "1 if rho^D <= |W^D| <= cond(Z) rho^D", "1"),
-            Output(
-                "power_over_rho_min",
-                "smallest |W^D|_2 / rho^D over D >= 1, random non-normal W",
-                "1",
-            ),
-            Output(
-                "power_over_cond_rho_max",
-                "largest |W^D|_2 / (cond(Z) rho^D) over D >= 1, random non-normal W",
-                "1",
-            ),
-        ),
-        coords={"D": lambda **p: range(int(p["steps"])), "forget": FORGET},
-        sections=("first-principles B2: the gradient through time (lines 358-383)",),
-    ),
-    Experiment(
-        name="recurrence_scan",
-        func=recurrence_scan,
-        grid=("n",),
-        params=("d_state",),
-        outputs=(
-            Output("rounds", "rounds of the parallel scan", "rounds"),
-            Output(
-                "rounds_needed",
-                "fewest scan rounds whose states all match the sequential loop",
-                "rounds",
-            ),
-            Output("ceil_log2", "ceil(log2 n)", "rounds"),
-            Output("sequential_steps", "steps of the sequential loop", "steps"),
-            Output("scan_error", "largest |scan - loop| over the states", "1"),
-            Output("bptt_numbers", "states kept by backpropagation through time, n d", "1"),
-            Output(
-                "lookback_jacobian_gap",
-                "largest gap of dg/dh_j from a_j I + a_j (h_j - g) q^T",
-                "1",
-            ),
-        ),
-        sections=(
-            "first-principles B3 (iii): the linear recurrence in logarithmic depth (lines 423-434)",
-            "first-principles B4: the look-back's direct gradient path (line 446)",
-        ),
-    ),
-]

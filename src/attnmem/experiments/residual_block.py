@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, ints, reals
 from . import toylang
 from .softmax import softmax
 
@@ -168,6 +168,89 @@ def keys_read_content(n_names: int, gap: int, w: dict) -> float:
     return float(max(np.max(np.abs(X @ h["WK"] - Y @ h["WK"])) for h in w["heads"]))
 
 
+@experiment(
+    grid={
+        "N": ints(min=2, ranges=False),
+        "L": ints(min=0),
+        "beta": reals(gt=0),
+        "kappa": reals(gt=0),
+    },
+    outputs=(
+        Output(
+            "thanked_score_source",
+            "at 'thanked': score of the asked head at the name's source position",
+        ),
+        Output(
+            "thanked_score_other_max", "at 'thanked': largest |score| of the asked head elsewhere"
+        ),
+        Output(
+            "thanked_w_source",
+            "at 'thanked': weight of the asked head on the name's source position",
+        ),
+        Output("thanked_w_other_max", "at 'thanked': largest weight of the asked head elsewhere"),
+        Output("thanked_w_other_min", "at 'thanked': smallest weight of the asked head elsewhere"),
+        Output("thanked_idle_weight_max", "at 'thanked': largest weight of the other (idle) head"),
+        Output("thanked_idle_weight_min", "at 'thanked': smallest weight of the idle head"),
+        Output("thanked_sub_copy", "at 'thanked': subject copy after the heads", dims=("name",)),
+        Output("thanked_obj_copy", "at 'thanked': object copy after the heads", dims=("name",)),
+        Output("thanked_gate_sub", "at 'thanked': subject-group hidden units", dims=("name",)),
+        Output("thanked_gate_obj", "at 'thanked': object-group hidden units", dims=("name",)),
+        Output("thanked_logits", "at 'thanked': name logits", dims=("name",)),
+        Output("thanked_probs", "at 'thanked': softmax over the names", dims=("name",)),
+        Output("thanked_p_correct", "at 'thanked': probability of the right name"),
+        Output("thanked_visible", "at 'thanked': tokens the position sees", "tokens"),
+        Output(
+            "then_score_source", "at 'then': score of the asked head at the name's source position"
+        ),
+        Output("then_score_other_max", "at 'then': largest |score| of the asked head elsewhere"),
+        Output(
+            "then_w_source", "at 'then': weight of the asked head on the name's source position"
+        ),
+        Output("then_w_other_max", "at 'then': largest weight of the asked head elsewhere"),
+        Output("then_w_other_min", "at 'then': smallest weight of the asked head elsewhere"),
+        Output("then_idle_weight_max", "at 'then': largest weight of the other (idle) head"),
+        Output("then_idle_weight_min", "at 'then': smallest weight of the idle head"),
+        Output("then_sub_copy", "at 'then': subject copy after the heads", dims=("name",)),
+        Output("then_obj_copy", "at 'then': object copy after the heads", dims=("name",)),
+        Output("then_gate_sub", "at 'then': subject-group hidden units", dims=("name",)),
+        Output("then_gate_obj", "at 'then': object-group hidden units", dims=("name",)),
+        Output("then_logits", "at 'then': name logits", dims=("name",)),
+        Output("then_probs", "at 'then': softmax over the names", dims=("name",)),
+        Output("then_p_correct", "at 'then': probability of the right name"),
+        Output("then_visible", "at 'then': tokens the position sees", "tokens"),
+        Output(
+            "stage_bars",
+            "first name, second name, other names at each stage",
+            dims=("at", "stage", "bar"),
+        ),
+        Output("p_min_all_pairs", "least probability of the right name, all pairs"),
+        Output("all_pairs_correct", "1 if every pair is predicted right at both"),
+        Output("pointer_cost", "-ln of head 1's weight on position 0 at 'thanked'", "nats"),
+        Output("pointer_cost_closed", "ln(1 + (L+7) e^-beta)", "nats"),
+        Output("n_tokens", "tokens in the sentence", "tokens"),
+        Output("vocab", "words of the token one-hot"),
+        Output("vocab_minus_names", "words of the one-hot minus N"),
+        Output("stream_width", "width d of the stream"),
+        Output("head_dk", "key size of a head"),
+        Output("head_dv", "value size of a head"),
+        Output("mlp_hidden", "hidden units of the MLP"),
+        Output("c1_projection_gap", "C1 scores as projections minus the hand-set ones"),
+        Output("c1_gauge_gap", "the same after W_Q G, W_K G^-T"),
+        Output("keys_change_with_content", "key change when the names are replaced"),
+        Output("keys_read_content", "1 if the keys change with the token content"),
+    ),
+    coords={
+        "name": lambda **_: list(toylang.NAMES),
+        "at": AT,
+        "stage": STAGES,
+        "bar": BARS,
+    },
+    sections=(
+        "first-principles C3: the C1 keys and query as projections (line 638)",
+        "first-principles C4: the hand-built block and its worked example (lines 692-701)",
+        "first-principles C5: the pointer's cost at L = 10 and L = 100 (lines 712, 732, 734)",
+    ),
+)
 def toylang_block(N: int, L: int, beta: float, kappa: float, rng) -> dict:
     """The worked example at gap L, the C1 pointer cost, and every pair of names."""
     w = weights(N, beta, kappa)
@@ -246,52 +329,3 @@ _PER_AT = (
     ("p_correct", "probability of the right name", ()),
     ("visible", "tokens the position sees", ()),
 )
-
-EXPERIMENTS = [
-    Experiment(
-        name="toylang_block",
-        func=toylang_block,
-        grid=("N", "L", "beta", "kappa"),
-        outputs=tuple(
-            Output(
-                f"{at}_{name}", f"at '{at}': {text}", "tokens" if name == "visible" else "1", dims
-            )
-            for at in AT
-            for name, text, dims in _PER_AT
-        )
-        + (
-            Output(
-                "stage_bars",
-                "first name, second name, other names at each stage",
-                "1",
-                ("at", "stage", "bar"),
-            ),
-            Output("p_min_all_pairs", "least probability of the right name, all pairs", "1"),
-            Output("all_pairs_correct", "1 if every pair is predicted right at both", "1"),
-            Output("pointer_cost", "-ln of head 1's weight on position 0 at 'thanked'", "nats"),
-            Output("pointer_cost_closed", "ln(1 + (L+7) e^-beta)", "nats"),
-            Output("n_tokens", "tokens in the sentence", "tokens"),
-            Output("vocab", "words of the token one-hot", "1"),
-            Output("vocab_minus_names", "words of the one-hot minus N", "1"),
-            Output("stream_width", "width d of the stream", "1"),
-            Output("head_dk", "key size of a head", "1"),
-            Output("head_dv", "value size of a head", "1"),
-            Output("mlp_hidden", "hidden units of the MLP", "1"),
-            Output("c1_projection_gap", "C1 scores as projections minus the hand-set ones", "1"),
-            Output("c1_gauge_gap", "the same after W_Q G, W_K G^-T", "1"),
-            Output("keys_change_with_content", "key change when the names are replaced", "1"),
-            Output("keys_read_content", "1 if the keys change with the token content", "1"),
-        ),
-        coords={
-            "name": lambda **_: list(toylang.NAMES),
-            "at": AT,
-            "stage": STAGES,
-            "bar": BARS,
-        },
-        sections=(
-            "first-principles C3: the C1 keys and query as projections (line 638)",
-            "first-principles C4: the hand-built block and its worked example (lines 692-701)",
-            "first-principles C5: the pointer's cost at L = 10 and L = 100 (lines 712, 732, 734)",
-        ),
-    ),
-]

@@ -19,7 +19,7 @@ import math
 import numpy as np
 from scipy import integrate, special
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, ints, seeds
 
 SCORES = ("linear", "relu", "relu2", "relu3")
 POWERS = (1, 2, 3, 4)
@@ -79,6 +79,33 @@ def leading_capacity(name: str, d: int) -> float:
     return 2.0 * d**p / math.prod(2 * j + 1 for j in range(p))
 
 
+@experiment(
+    grid={"d": ints()},
+    outputs=(
+        Output("moment_integral", "E[s^2p] by integration over the exact law", dims=("p",)),
+        Output("moment_beta", "E[s^2p] from the Beta(1/2, (d-1)/2) moments", dims=("p",)),
+        Output("moment_closed", "E[s^2p] as (2p-1)!!/(d(d+2)...(d+2p-2))", dims=("p",)),
+        Output("moment_rel_gap", "largest relative gap among the three forms"),
+        Output("sigma2", "E[sigma(s)^2] by integration", dims=("score",)),
+        Output("relu_half_rel_gap", "largest |E[ReLU^p(s)^2]/(E[s^2p]/2) - 1|"),
+        Output("capacity_exact", "M where (M-1) E[sigma^2] = 1 (exact)", "pairs", ("score",)),
+        Output(
+            "capacity_rule",
+            "the note's rule 2/E[s^2p] (d for the linear score)",
+            "pairs",
+            ("score",),
+        ),
+        Output("capacity_leading", "leading order in d of the crossing", "pairs", ("score",)),
+        Output("capacity_coeff", "exact crossing over d^p", dims=("score",)),
+        Output("exact_over_leading", "exact crossing over its leading order", dims=("score",)),
+        Output("relu_gain_exact", "ReLU crossing over linear crossing (exact)"),
+    ),
+    coords={"p": list(POWERS), "score": list(SCORES)},
+    sections=(
+        "memory-math ch5: moments and the capacity of each score (lines 22-24), D2 (line 68)",
+        "every-layer-a-store: what a nonlinearity buys (lines 19-25)",
+    ),
+)
 def score_capacity(d: int) -> dict:
     """Exact moments, E[sigma^2] per score, and the capacity of each score at width d."""
     integral = np.array([expect(lambda s, p=p: s ** (2 * p), d) for p in POWERS])
@@ -150,6 +177,45 @@ def hebbian_prefix_isr2(keys_s: np.ndarray, values: np.ndarray, d: int) -> np.nd
     return np.array([np.mean(np.sum(running[:, n - 1] ** 2, axis=-1)) for n in others])
 
 
+@experiment(
+    grid={"d": ints(), "seed": seeds()},
+    params={
+        "samples": integer(min=1),
+        "reads": integer(min=1),
+        "m_over_d": integer(min=1),
+        "m_min": integer(min=2),
+        "m_max": integer(min=2),
+    },
+    outputs=(
+        Output("mc_moment", "Monte Carlo mean of s^2p", dims=("p",)),
+        Output("mc_moment_gap", "Monte Carlo mean of s^2p over the Beta moment, - 1", dims=("p",)),
+        Output("mc_sigma2", "Monte Carlo mean of sigma(s)^2", dims=("score",)),
+        Output("mc_isr2_full", "mean squared interference, M = m_over_d d + 1", dims=("score",)),
+        Output("expected_isr2_full", "(M-1) E[sigma^2] from the exact moments", dims=("score",)),
+        Output("mc_isr2_gap", "mc_isr2_full / expected_isr2_full - 1", dims=("score",)),
+        Output(
+            "hebbian_isr2",
+            "linear read, mean squared interference with M = load d pairs stored",
+            dims=("load",),
+        ),
+        Output("hebbian_isr2_gap", "hebbian_isr2 / ((M-1)/d) - 1", dims=("load",)),
+        Output(
+            "draw_dots", "one draw: overlaps of the other keys with the query", dims=("memory",)
+        ),
+        Output("draw_isr", "one draw: interference-to-signal ratio", dims=("score", "M")),
+        Output("sharper_leaks_less", "1 if the ratio falls with sharper scores at every M"),
+    ),
+    coords={
+        "p": list(POWERS),
+        "score": list(SCORES),
+        "load": list(HEBBIAN_LOADS),
+        "M": lambda **p: memory_ladder(p["m_min"], p["m_max"]),
+    },
+    sections=(
+        "memory-math ch5: the Monte Carlo of the moments and the four-score figure (22-25)",
+        "memory-math ch3: the Hebbian interference (M-1)/d at M = d/2, d, 2d (line 13)",
+    ),
+)
 def score_interference(
     d: int, seed: int, samples: int, reads: int, m_over_d: int, m_min: int, m_max: int, rng
 ) -> dict:
@@ -193,80 +259,3 @@ def score_interference(
         "draw_isr": draw_isr,
         "sharper_leaks_less": monotone,
     }
-
-
-EXPERIMENTS = [
-    Experiment(
-        name="score_capacity",
-        func=score_capacity,
-        grid=("d",),
-        outputs=(
-            Output("moment_integral", "E[s^2p] by integration over the exact law", "1", ("p",)),
-            Output("moment_beta", "E[s^2p] from the Beta(1/2, (d-1)/2) moments", "1", ("p",)),
-            Output("moment_closed", "E[s^2p] as (2p-1)!!/(d(d+2)...(d+2p-2))", "1", ("p",)),
-            Output("moment_rel_gap", "largest relative gap among the three forms", "1"),
-            Output("sigma2", "E[sigma(s)^2] by integration", "1", ("score",)),
-            Output("relu_half_rel_gap", "largest |E[ReLU^p(s)^2]/(E[s^2p]/2) - 1|", "1"),
-            Output("capacity_exact", "M where (M-1) E[sigma^2] = 1 (exact)", "pairs", ("score",)),
-            Output(
-                "capacity_rule",
-                "the note's rule 2/E[s^2p] (d for the linear score)",
-                "pairs",
-                ("score",),
-            ),
-            Output("capacity_leading", "leading order in d of the crossing", "pairs", ("score",)),
-            Output("capacity_coeff", "exact crossing over d^p", "1", ("score",)),
-            Output("exact_over_leading", "exact crossing over its leading order", "1", ("score",)),
-            Output("relu_gain_exact", "ReLU crossing over linear crossing (exact)", "1"),
-        ),
-        coords={"p": list(POWERS), "score": list(SCORES)},
-        sections=(
-            "memory-math ch5: moments and the capacity of each score (lines 22-24), D2 (line 68)",
-            "every-layer-a-store: what a nonlinearity buys (lines 19-25)",
-        ),
-    ),
-    Experiment(
-        name="score_interference",
-        func=score_interference,
-        grid=("d", "seed"),
-        params=("samples", "reads", "m_over_d", "m_min", "m_max"),
-        outputs=(
-            Output("mc_moment", "Monte Carlo mean of s^2p", "1", ("p",)),
-            Output(
-                "mc_moment_gap", "Monte Carlo mean of s^2p over the Beta moment, - 1", "1", ("p",)
-            ),
-            Output("mc_sigma2", "Monte Carlo mean of sigma(s)^2", "1", ("score",)),
-            Output(
-                "mc_isr2_full", "mean squared interference, M = m_over_d d + 1", "1", ("score",)
-            ),
-            Output(
-                "expected_isr2_full", "(M-1) E[sigma^2] from the exact moments", "1", ("score",)
-            ),
-            Output("mc_isr2_gap", "mc_isr2_full / expected_isr2_full - 1", "1", ("score",)),
-            Output(
-                "hebbian_isr2",
-                "linear read, mean squared interference with M = load d pairs stored",
-                "1",
-                ("load",),
-            ),
-            Output("hebbian_isr2_gap", "hebbian_isr2 / ((M-1)/d) - 1", "1", ("load",)),
-            Output(
-                "draw_dots", "one draw: overlaps of the other keys with the query", "1", ("memory",)
-            ),
-            Output("draw_isr", "one draw: interference-to-signal ratio", "1", ("score", "M")),
-            Output(
-                "sharper_leaks_less", "1 if the ratio falls with sharper scores at every M", "1"
-            ),
-        ),
-        coords={
-            "p": list(POWERS),
-            "score": list(SCORES),
-            "load": list(HEBBIAN_LOADS),
-            "M": lambda **p: memory_ladder(p["m_min"], p["m_max"]),
-        },
-        sections=(
-            "memory-math ch5: the Monte Carlo of the moments and the four-score figure (22-25)",
-            "memory-math ch3: the Hebbian interference (M-1)/d at M = d/2, d, 2d (line 13)",
-        ),
-    ),
-]

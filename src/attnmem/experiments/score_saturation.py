@@ -18,7 +18,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import integrate, stats
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, ints, seeds
 from .score_scale import mean_chi
 from .softmax import entropy_nats, softmax
 
@@ -52,6 +52,41 @@ def read_weights(scores: np.ndarray) -> dict:
     }
 
 
+@experiment(
+    grid={"d_k": ints(), "seed": seeds()},
+    params={
+        "keys": integer(min=2),
+        "draws": integer(min=1),
+        "pairs": integer(min=2),
+        "pair_max_width": integer(min=1),
+    },
+    outputs=(
+        Output("trace_raw", "mean 1 - sum a^2, raw scores"),
+        Output("trace_scaled", "mean 1 - sum a^2, scores over sqrt(d_k)"),
+        Output("trace_max", "largest possible 1 - sum a^2, 1 - 1/keys"),
+        Output("top_raw", "mean largest weight, raw scores"),
+        Output("top_scaled", "mean largest weight, scaled scores"),
+        Output("entropy_raw", "mean entropy of the weights, raw scores", "nats"),
+        Output("entropy_scaled", "mean entropy of the weights, scaled scores", "nats"),
+        Output("entropy_raw_first", "entropy of the run's first draw, raw scores", "nats"),
+        Output(
+            "entropy_raw_first_2dp",
+            "the same, rounded to two decimals as the note prints it",
+            "nats",
+        ),
+        Output("entropy_uniform", "ln(keys), the entropy of uniform weights", "nats"),
+        Output("weights_raw_first", "weights of the first draw, raw", dims=("key",)),
+        Output("weights_scaled_first", "weights of the first draw, scaled", dims=("key",)),
+        Output("score_mean", "sample mean of q.k over the pairs"),
+        Output("score_var", "sample variance of q.k over the pairs"),
+        Output("scaled_var", "sample variance of q.k / sqrt(d_k) over the pairs"),
+        Output("gap_raw", "mean gap between the best and second-best raw score"),
+        Output("gap_exact", "expected gap, exact (E|q| times the normal top gap)"),
+        Output("gap_growth_exponent", "log2 of the expected gap at 2 d_k over that at d_k"),
+    ),
+    coords={"key": lambda keys, **_: range(1, keys + 1)},
+    sections=("first-principles C3: the scale, its check and its figure (lines 639-659)",),
+)
 def score_saturation(
     d_k: int, seed: int, keys: int, draws: int, pairs: int, pair_max_width: int, rng
 ) -> dict:
@@ -93,41 +128,3 @@ def score_saturation(
         "gap_exact": gap_exact,
         "gap_growth_exponent": math.log2(gap_exact_2x / gap_exact),
     }
-
-
-EXPERIMENTS = [
-    Experiment(
-        name="score_saturation",
-        func=score_saturation,
-        grid=("d_k", "seed"),
-        params=("keys", "draws", "pairs", "pair_max_width"),
-        outputs=(
-            Output("trace_raw", "mean 1 - sum a^2, raw scores", "1"),
-            Output("trace_scaled", "mean 1 - sum a^2, scores over sqrt(d_k)", "1"),
-            Output("trace_max", "largest possible 1 - sum a^2, 1 - 1/keys", "1"),
-            Output("top_raw", "mean largest weight, raw scores", "1"),
-            Output("top_scaled", "mean largest weight, scaled scores", "1"),
-            Output("entropy_raw", "mean entropy of the weights, raw scores", "nats"),
-            Output("entropy_scaled", "mean entropy of the weights, scaled scores", "nats"),
-            Output("entropy_raw_first", "entropy of the run's first draw, raw scores", "nats"),
-            Output(
-                "entropy_raw_first_2dp",
-                "the same, rounded to two decimals as the note prints it",
-                "nats",
-            ),
-            Output("entropy_uniform", "ln(keys), the entropy of uniform weights", "nats"),
-            Output("weights_raw_first", "weights of the first draw, raw", "1", ("key",)),
-            Output("weights_scaled_first", "weights of the first draw, scaled", "1", ("key",)),
-            Output("score_mean", "sample mean of q.k over the pairs", "1"),
-            Output("score_var", "sample variance of q.k over the pairs", "1"),
-            Output("scaled_var", "sample variance of q.k / sqrt(d_k) over the pairs", "1"),
-            Output("gap_raw", "mean gap between the best and second-best raw score", "1"),
-            Output("gap_exact", "expected gap, exact (E|q| times the normal top gap)", "1"),
-            Output(
-                "gap_growth_exponent", "log2 of the expected gap at 2 d_k over that at d_k", "1"
-            ),
-        ),
-        coords={"key": lambda keys, **_: range(1, keys + 1)},
-        sections=("first-principles C3: the scale, its check and its figure (lines 639-659)",),
-    ),
-]

@@ -22,7 +22,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import integrate, stats
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, ints, real, seeds
 from .softmax import softmax
 
 
@@ -77,6 +77,31 @@ def mean_chi(k: int) -> float:
     return math.sqrt(2.0) * math.exp(math.lgamma((k + 1) / 2) - math.lgamma(k / 2))
 
 
+@experiment(
+    grid={"d_k": ints(), "seed": seeds()},
+    params={
+        "rows": integer(min=1),
+        "tokens": integer(min=2),
+        "threshold": real(gt=0, lt=1),
+    },
+    outputs=(
+        Output("spread_div", "mean spread of a row, divided scores"),
+        Output("spread_raw", "mean spread of a row, undivided scores"),
+        Output("top_div", "mean biggest share of a row, divided scores"),
+        Output("top_raw", "mean biggest share of a row, undivided scores"),
+        Output("pinned_div", "rows whose biggest share passes the threshold, divided", "rows"),
+        Output("pinned_raw", "rows whose biggest share passes the threshold, undivided", "rows"),
+        Output("raw_over_div_spread", "undivided mean spread over divided mean spread"),
+        Output("score_var_div", "mean square of a divided score"),
+        Output("spread_expected_div", "expected spread of a row, divided (exact)"),
+        Output("spread_expected_raw", "expected spread of a row, undivided (exact)"),
+        Output("growth_4x", "expected undivided spread at 4 d_k over that at d_k (exact)"),
+    ),
+    sections=(
+        "every-word: the square-root divide, the scale measurement (lines 272-285)",
+        "every-word: Exercise 2 (lines 387-396)",
+    ),
+)
 def score_scale(d_k: int, seed: int, rows: int, tokens: int, threshold: float, rng) -> dict:
     """One run of ``rows`` rows at key width ``d_k``, read divided and undivided."""
     del seed  # a replicate index: it only selects this point's generator
@@ -118,6 +143,28 @@ def first_crossing(widths: np.ndarray, fraction: np.ndarray, level: float = 0.5)
     return float(w0 + (level - f0) * (w1 - w0) / (f1 - f0))
 
 
+@experiment(
+    grid={"seed": seeds()},
+    params={
+        "rows": integer(min=1),
+        "small_rows": integer(min=1),
+        "tokens": integer(min=2),
+        "threshold": real(gt=0, lt=1),
+        "width_step": integer(min=1),
+        "width_max": integer(min=1),
+        "bracket_low": real(gt=0),
+        "bracket_high": real(gt=0),
+    },
+    outputs=(
+        Output("pinned", "fraction of undivided rows pinned", dims=("width",)),
+        Output("pinned_small", "the same over the short run", dims=("width",)),
+        Output("crossing", "key width where over half the rows are pinned"),
+        Output("crossing_small", "the same read off the short run"),
+        Output("small_outside", "1 if the short run's crossing misses the bracket"),
+    ),
+    coords={"width": lambda **p: ladder(p["width_step"], p["width_max"])},
+    sections=("every-word: Exercise 2 (lines 387-396)",),
+)
 def pinned_width(
     seed: int,
     rows: int,
@@ -149,60 +196,3 @@ def pinned_width(
         "crossing_small": crossing_small,
         "small_outside": float(not inside),
     }
-
-
-EXPERIMENTS = [
-    Experiment(
-        name="score_scale",
-        func=score_scale,
-        grid=("d_k", "seed"),
-        params=("rows", "tokens", "threshold"),
-        outputs=(
-            Output("spread_div", "mean spread of a row, divided scores", "1"),
-            Output("spread_raw", "mean spread of a row, undivided scores", "1"),
-            Output("top_div", "mean biggest share of a row, divided scores", "1"),
-            Output("top_raw", "mean biggest share of a row, undivided scores", "1"),
-            Output("pinned_div", "rows whose biggest share passes the threshold, divided", "rows"),
-            Output(
-                "pinned_raw", "rows whose biggest share passes the threshold, undivided", "rows"
-            ),
-            Output("raw_over_div_spread", "undivided mean spread over divided mean spread", "1"),
-            Output("score_var_div", "mean square of a divided score", "1"),
-            Output("spread_expected_div", "expected spread of a row, divided (exact)", "1"),
-            Output("spread_expected_raw", "expected spread of a row, undivided (exact)", "1"),
-            Output(
-                "growth_4x",
-                "expected undivided spread at 4 d_k over that at d_k (exact)",
-                "1",
-            ),
-        ),
-        sections=(
-            "every-word: the square-root divide, the scale measurement (lines 272-285)",
-            "every-word: Exercise 2 (lines 387-396)",
-        ),
-    ),
-    Experiment(
-        name="pinned_width",
-        func=pinned_width,
-        grid=("seed",),
-        params=(
-            "rows",
-            "small_rows",
-            "tokens",
-            "threshold",
-            "width_step",
-            "width_max",
-            "bracket_low",
-            "bracket_high",
-        ),
-        outputs=(
-            Output("pinned", "fraction of undivided rows pinned", "1", ("width",)),
-            Output("pinned_small", "the same over the short run", "1", ("width",)),
-            Output("crossing", "key width where over half the rows are pinned", "1"),
-            Output("crossing_small", "the same read off the short run", "1"),
-            Output("small_outside", "1 if the short run's crossing misses the bracket", "1"),
-        ),
-        coords={"width": lambda **p: ladder(p["width_step"], p["width_max"])},
-        sections=("every-word: Exercise 2 (lines 387-396)",),
-    ),
-]

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, ints, real
 from . import toylang as tl
 from .softmax import softmax
 
@@ -220,6 +220,100 @@ def rotation_checks(rng: np.random.Generator, d: int) -> dict:
     }
 
 
+@experiment(
+    grid={
+        "width": ints(
+            min=2,
+            multiple_of=2,
+            ranges=False,
+            doc="a list of distinct even widths >= 2 (the sinusoidal code pairs them)",
+        )
+    },
+    params={
+        "n_models": integer(min=1, doc="random models per width"),
+        "swaps": integer(min=0, doc="random swaps of two tokens"),
+        "names_beta": real(min=0, doc="sharpness of attention over names"),
+        "names_gap": integer(min=0, doc="gap L of the prefix read"),
+    },
+    outputs=(
+        Output(
+            "follow_none",
+            "largest change of a token's output after the swaps, no positions",
+            dims=("model",),
+        ),
+        Output("follow_sinusoidal", "the same with sinusoidal positions", dims=("model",)),
+        Output("follow_none_max", "worst over models, no positions"),
+        Output("follow_sinusoidal_max", "worst over models, with positions"),
+        Output(
+            "gap_Flo_none", "distance between the two Flo outputs, no positions", dims=("model",)
+        ),
+        Output(
+            "gap_Ann_none", "distance between the two Ann outputs, no positions", dims=("model",)
+        ),
+        Output(
+            "gap_Flo_sinusoidal", "distance between the two Flo outputs, positions", dims=("model",)
+        ),
+        Output(
+            "gap_Ann_sinusoidal", "distance between the two Ann outputs, positions", dims=("model",)
+        ),
+        Output("attention_perm_gap", "largest |A(PX) - P A(X) P^T| in layer 1", dims=("model",)),
+        Output("not_invariant", "largest change of the output at a fixed row", dims=("model",)),
+        Output("pooled_gap", "largest change of the sum of the output rows", dims=("model",)),
+        Output("external_query_gap", "change of a lookup by an outside query", dims=("model",)),
+        Output(
+            "masked_past_gap",
+            "change of the last row of one masked layer when the past is reordered",
+            dims=("model",),
+        ),
+        Output(
+            "prefix_gap",
+            "distance of the outputs at 'then' for xi and xi'",
+            dims=("model", "code", "mask"),
+        ),
+        Output(
+            "layer1_vs_both",
+            "largest difference between masking layer 1 only and masking both layers",
+        ),
+        Output("prefix_gap_max", "worst over models", dims=("code", "mask")),
+        Output(
+            "strips",
+            "outputs of the four name tokens after k swaps (model 0)",
+            dims=("code", "swap", "token", "feature"),
+        ),
+        Output("floor_min", "least average cost of one distribution on xi and xi'", "nats"),
+        Output("floor_argmin", "p(Y) at that least cost"),
+        Output(
+            "names_cost",
+            "cost of the second name, attention over names, xi and xi'",
+            "nats",
+            ("prefix",),
+        ),
+        Output(
+            "names_cost_raw",
+            "the same, raw weight on the right name (no renormalising)",
+            "nats",
+            ("prefix",),
+        ),
+        Output("names_cost_worst", "largest |cost - ln 2| over beta and L", "nats"),
+        Output(
+            "final_prefix_counts", "occurrences of X and Y before the final name", dims=("name",)
+        ),
+        Output("rotation_gap", "|R_4 pe_3 - pe_7| (d = width)"),
+        Output("rotation_gap_all", "largest |R_b pe_t - pe_t+b|, t < 44, b < 20"),
+        Output("offset_spread_structured", "spread over t of a score with B of rotation blocks"),
+        Output("offset_spread_general", "spread over t of a score with a general B"),
+        Output("offset_formula_gap", "score minus sum of alpha cos(w b) - eta sin(w b)"),
+    ),
+    coords={
+        "code": CODES,
+        "mask": MASKS,
+        "swap": STRIP_SWAPS,
+        "token": STRIP_TOKENS,
+        "prefix": ("xi", "xi_swapped"),
+        "name": ("X", "Y"),
+    },
+    sections=("first-principles C2: equivariance, its price, positions and masks (lines 553-625)",),
+)
 def set_equivariance(
     width: int,
     rng: np.random.Generator,
@@ -258,119 +352,3 @@ def set_equivariance(
     out["final_prefix_counts"] = np.array([np.sum(prefix == 0), np.sum(prefix == 1)], dtype=float)
     out.update(rotation_checks(rng, width))
     return out
-
-
-EXPERIMENTS = [
-    Experiment(
-        name="set_equivariance",
-        func=set_equivariance,
-        grid=("width",),
-        params=("n_models", "swaps", "names_beta", "names_gap"),
-        outputs=(
-            Output(
-                "follow_none",
-                "largest change of a token's output after the swaps, no positions",
-                "1",
-                ("model",),
-            ),
-            Output("follow_sinusoidal", "the same with sinusoidal positions", "1", ("model",)),
-            Output("follow_none_max", "worst over models, no positions", "1"),
-            Output("follow_sinusoidal_max", "worst over models, with positions", "1"),
-            Output(
-                "gap_Flo_none",
-                "distance between the two Flo outputs, no positions",
-                "1",
-                ("model",),
-            ),
-            Output(
-                "gap_Ann_none",
-                "distance between the two Ann outputs, no positions",
-                "1",
-                ("model",),
-            ),
-            Output(
-                "gap_Flo_sinusoidal",
-                "distance between the two Flo outputs, positions",
-                "1",
-                ("model",),
-            ),
-            Output(
-                "gap_Ann_sinusoidal",
-                "distance between the two Ann outputs, positions",
-                "1",
-                ("model",),
-            ),
-            Output(
-                "attention_perm_gap", "largest |A(PX) - P A(X) P^T| in layer 1", "1", ("model",)
-            ),
-            Output("not_invariant", "largest change of the output at a fixed row", "1", ("model",)),
-            Output("pooled_gap", "largest change of the sum of the output rows", "1", ("model",)),
-            Output("external_query_gap", "change of a lookup by an outside query", "1", ("model",)),
-            Output(
-                "masked_past_gap",
-                "change of the last row of one masked layer when the past is reordered",
-                "1",
-                ("model",),
-            ),
-            Output(
-                "prefix_gap",
-                "distance of the outputs at 'then' for xi and xi'",
-                "1",
-                ("model", "code", "mask"),
-            ),
-            Output(
-                "layer1_vs_both",
-                "largest difference between masking layer 1 only and masking both layers",
-                "1",
-            ),
-            Output("prefix_gap_max", "worst over models", "1", ("code", "mask")),
-            Output(
-                "strips",
-                "outputs of the four name tokens after k swaps (model 0)",
-                "1",
-                ("code", "swap", "token", "feature"),
-            ),
-            Output("floor_min", "least average cost of one distribution on xi and xi'", "nats"),
-            Output("floor_argmin", "p(Y) at that least cost", "1"),
-            Output(
-                "names_cost",
-                "cost of the second name, attention over names, xi and xi'",
-                "nats",
-                ("prefix",),
-            ),
-            Output(
-                "names_cost_raw",
-                "the same, raw weight on the right name (no renormalising)",
-                "nats",
-                ("prefix",),
-            ),
-            Output("names_cost_worst", "largest |cost - ln 2| over beta and L", "nats"),
-            Output(
-                "final_prefix_counts",
-                "occurrences of X and Y before the final name",
-                "1",
-                ("name",),
-            ),
-            Output("rotation_gap", "|R_4 pe_3 - pe_7| (d = width)", "1"),
-            Output("rotation_gap_all", "largest |R_b pe_t - pe_t+b|, t < 44, b < 20", "1"),
-            Output(
-                "offset_spread_structured",
-                "spread over t of a score with B of rotation blocks",
-                "1",
-            ),
-            Output("offset_spread_general", "spread over t of a score with a general B", "1"),
-            Output("offset_formula_gap", "score minus sum of alpha cos(w b) - eta sin(w b)", "1"),
-        ),
-        coords={
-            "code": CODES,
-            "mask": MASKS,
-            "swap": STRIP_SWAPS,
-            "token": STRIP_TOKENS,
-            "prefix": ("xi", "xi_swapped"),
-            "name": ("X", "Y"),
-        },
-        sections=(
-            "first-principles C2: equivariance, its price, positions and masks (lines 553-625)",
-        ),
-    ),
-]

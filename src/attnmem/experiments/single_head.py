@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..spec import Experiment, Output
+from ..spec import Output, choices, experiment, reals
 from .softmax import naive_softmax, softmax
 
 # every-word lines 31-34: the bytes each of the first four tokens stands for, and their ids in
@@ -293,6 +293,129 @@ def text_facts() -> dict:
 # ----------------------------------------------------------------------------- experiment
 
 
+@experiment(
+    grid={
+        "scale": choices(
+            0, 1, doc="a non-empty list of distinct values 0 (no divide) or 1 (divide)"
+        ),
+        "wq_3_1": reals(doc="a non-empty list of distinct numbers"),
+    },
+    outputs=(
+        Output("token_bytes", "bytes each typed token stands for", "bytes", ("token",)),
+        Output("line_bytes", "bytes of the chronicle line", "bytes"),
+        Output("tokens_are_prefix", "1 if the four tokens spell the start of the line"),
+        Output("year_of_tokens_1_2", "the number spelled by the digits of tokens 1 and 2"),
+        Output("split_number", "the number of the line that token 4 sits inside"),
+        Output("split_number_digits", "digits of the number token 4 sits inside"),
+        Output("split_number_is_born_count", "1 if that number is followed by the word born"),
+        Output("single_digit_tokens", "tokens that are one digit alone"),
+        Output(
+            "token3_from_colon_to_mid_number",
+            "1 if token 3 starts at a colon and stops inside a number",
+        ),
+        Output("id_ratio_3_over_4", "id of token 3 divided by id of token 4"),
+        Output("x", "typed numbers of each token", dims=("token", "slot")),
+        Output("weights", "stored projection matrices", dims=("matrix", "slot", "in_slot")),
+        Output("numbers_per_matrix", "numbers stored in one matrix"),
+        Output("numbers_all_matrices", "numbers stored in the three matrices"),
+        Output("q", "query of each token", dims=("token", "slot")),
+        Output("k", "key of each token", dims=("token", "slot")),
+        Output("v", "value of each token", dims=("token", "slot")),
+        Output("numbers_per_token_out", "numbers a token has after the three projections"),
+        Output("mults_per_projection", "multiplications to push one token through one matrix"),
+        Output("adds_per_projection", "additions to push one token through one matrix"),
+        Output("isolation_gap", "largest change of a query when its token is projected alone"),
+        Output(
+            "layer_gap", "largest difference between the projections and a zero-bias neuron layer"
+        ),
+        Output("layer_matches", "1 if a zero-bias neuron layer gives the same projections"),
+        Output("q2_first_column_gap", "largest gap between token 2's query and Wq's column 1"),
+        Output("row2_token1_gain", "token 2's raw score on token 1 minus the printed head's"),
+        Output("order_error", "largest change of a token's output over every reordering"),
+        Output("layer_query_2", "query of token 2 from a zero-bias neuron layer", dims=("slot",)),
+        Output("divisor", "number every score is divided by"),
+        Output("raw", "query dotted with key", dims=("token", "key")),
+        Output("scaled", "score fed to the softmax", dims=("token", "key")),
+        Output("n_scores", "scores in the square"),
+        Output("symmetric", "1 if the raw score square equals its transpose"),
+        Output(
+            "undivided_double_gap",
+            "largest gap between undivided scores and twice the divided ones",
+        ),
+        Output("e", "e, the base of the softmax"),
+        Output("row2_powers", "e to each score of token 2's row, unshifted", dims=("key",)),
+        Output("row2_power_total", "total of those powers"),
+        Output("shares", "attention share of key for query token", dims=("token", "key")),
+        Output("row_sum", "sum of a row of shares", dims=("token",)),
+        Output("row_sum_gap", "largest distance of a row sum from 1"),
+        Output("rounded_row_sum", "sum of a row's shares rounded to 4 places", dims=("token",)),
+        Output("top_share", "largest share of a row", dims=("token",)),
+        Output("min_share", "smallest share in the square"),
+        Output("row_evenness", "smallest over largest share of a row", dims=("token",)),
+        Output("row2_ratio_1_to_2", "share of token 1 over share of token 2 in row 2"),
+        Output("row2_reciprocal_shares", "one over each share of row 2", dims=("key",)),
+        Output("mixed", "values mixed in a row's shares", dims=("token", "slot")),
+        Output("mix_gap", "largest gap between the output and the share-weighted value sum"),
+        Output("row2_slot2_parts", "each token's part of token 2's output slot 2", dims=("key",)),
+        Output("out2_count_minus_year", "token 2's output slot 3 minus its slot 2"),
+        Output("rows_2_4_identical", "1 if the share square's second and fourth rows are equal"),
+        Output("outputs_2_4_identical", "1 if the outputs of tokens 2 and 4 are equal"),
+        Output(
+            "rows_2_4_identical_with_positions",
+            "1 if rows 2 and 4 are still equal after a position code is added",
+        ),
+        Output("shift_gap", "largest share change when a constant is added to every score"),
+        Output(
+            "shift_gap_naive",
+            "largest change of the unshifted softmax when 7 is added to every score",
+        ),
+        Output(
+            "shift_cancels_gap",
+            "largest gap between the max-shifted and the unshifted softmax of the rows",
+        ),
+        Output("query_bias_share_change", "largest share change when 0.5 is added to queries"),
+        Output("key_bias_share_change", "largest share change when 0.5 is added to keys"),
+        Output(
+            "other_row_share_change",
+            "largest change of token 2's shares when token 1 carries other numbers",
+        ),
+        Output("count_vs_numpy_gap", "largest gap between the counting and the numpy head"),
+        Output("cost_project", "multiply-adds of the projections", "multiply-adds"),
+        Output("cost_score", "multiply-adds of the score square", "multiply-adds"),
+        Output("cost_mix", "multiply-adds of the mixing", "multiply-adds"),
+        Output("cost_total", "multiply-adds of the whole run", "multiply-adds"),
+        Output("cost_formula_gap", "counted total minus 3nDdk + 2n^2dk", "multiply-adds"),
+        Output("exp_800_infinite", "1 if e to the 800 overflows a float64"),
+        Output("naive_800_nan", "1 if the unshifted softmax of a row with 800 gives NaN"),
+        Output("softmax_800_finite", "1 if the shifted softmax of that row is finite"),
+        Output("softmax_800_sum", "sum of the shifted softmax of that row"),
+        Output("shifted_top_power", "largest power of e after the row maximum is subtracted"),
+        Output("refused_wrong_matrix", "1 if a matrix of the wrong size is refused"),
+        Output(
+            "wrong_matrix_message_names_it",
+            "1 if the refusal names the matrix, its count and the count wanted",
+        ),
+        Output("refused_wrong_width", "1 if a token of the wrong width is refused (both heads)"),
+        Output(
+            "wrong_width_message_names_it",
+            "1 if the refusal names the token, its width and the width wanted",
+        ),
+    ),
+    coords={
+        "token": TOKENS,
+        "key": TOKENS,
+        "slot": SLOTS,
+        "in_slot": SLOTS,
+        "matrix": MATRICES,
+    },
+    sections=(
+        "every-word: the bare digit token (lines 2-22)",
+        "every-word: three matrices over four tokens (lines 23-145)",
+        "every-word: the attention score square (lines 146-255)",
+        "every-word: the square-root divide, four-token part and softmax (lines 256-271, 286)",
+        "every-word: the eight tests (lines 328-350), Exercise 1 (lines 370-386)",
+    ),
+)
 def single_head(scale: int, wq_3_1: float) -> dict:
     """The four-token head, with (``scale`` 1) or without (0) the divide by sqrt(dk), and with
     Wq's third row, first entry set to ``wq_3_1`` (0.5 as printed, 2.5 in Exercise 1)."""
@@ -438,132 +561,4 @@ def single_head(scale: int, wq_3_1: float) -> dict:
     }
 
 
-def _o(name, long_name, units="1", dims=()):
-    return Output(name, long_name, units, dims)
-
-
 TK, KY, SL = ("token",), ("token", "key"), ("token", "slot")
-
-EXPERIMENTS = [
-    Experiment(
-        name="single_head",
-        func=single_head,
-        grid=("scale", "wq_3_1"),
-        outputs=(
-            _o("token_bytes", "bytes each typed token stands for", "bytes", TK),
-            _o("line_bytes", "bytes of the chronicle line", "bytes"),
-            _o("tokens_are_prefix", "1 if the four tokens spell the start of the line"),
-            _o("year_of_tokens_1_2", "the number spelled by the digits of tokens 1 and 2"),
-            _o("split_number", "the number of the line that token 4 sits inside"),
-            _o("split_number_digits", "digits of the number token 4 sits inside"),
-            _o("split_number_is_born_count", "1 if that number is followed by the word born"),
-            _o("single_digit_tokens", "tokens that are one digit alone"),
-            _o(
-                "token3_from_colon_to_mid_number",
-                "1 if token 3 starts at a colon and stops inside a number",
-            ),
-            _o("id_ratio_3_over_4", "id of token 3 divided by id of token 4"),
-            _o("x", "typed numbers of each token", "1", SL),
-            _o("weights", "stored projection matrices", "1", ("matrix", "slot", "in_slot")),
-            _o("numbers_per_matrix", "numbers stored in one matrix"),
-            _o("numbers_all_matrices", "numbers stored in the three matrices"),
-            _o("q", "query of each token", "1", SL),
-            _o("k", "key of each token", "1", SL),
-            _o("v", "value of each token", "1", SL),
-            _o("numbers_per_token_out", "numbers a token has after the three projections"),
-            _o("mults_per_projection", "multiplications to push one token through one matrix"),
-            _o("adds_per_projection", "additions to push one token through one matrix"),
-            _o("isolation_gap", "largest change of a query when its token is projected alone"),
-            _o(
-                "layer_gap",
-                "largest difference between the projections and a zero-bias neuron layer",
-            ),
-            _o("layer_matches", "1 if a zero-bias neuron layer gives the same projections"),
-            _o("q2_first_column_gap", "largest gap between token 2's query and Wq's column 1"),
-            _o("row2_token1_gain", "token 2's raw score on token 1 minus the printed head's"),
-            _o("order_error", "largest change of a token's output over every reordering"),
-            _o("layer_query_2", "query of token 2 from a zero-bias neuron layer", "1", ("slot",)),
-            _o("divisor", "number every score is divided by"),
-            _o("raw", "query dotted with key", "1", KY),
-            _o("scaled", "score fed to the softmax", "1", KY),
-            _o("n_scores", "scores in the square"),
-            _o("symmetric", "1 if the raw score square equals its transpose"),
-            _o(
-                "undivided_double_gap",
-                "largest gap between undivided scores and twice the divided ones",
-            ),
-            _o("e", "e, the base of the softmax"),
-            _o("row2_powers", "e to each score of token 2's row, unshifted", "1", ("key",)),
-            _o("row2_power_total", "total of those powers"),
-            _o("shares", "attention share of key for query token", "1", KY),
-            _o("row_sum", "sum of a row of shares", "1", TK),
-            _o("row_sum_gap", "largest distance of a row sum from 1"),
-            _o("rounded_row_sum", "sum of a row's shares rounded to 4 places", "1", TK),
-            _o("top_share", "largest share of a row", "1", TK),
-            _o("min_share", "smallest share in the square"),
-            _o("row_evenness", "smallest over largest share of a row", "1", TK),
-            _o("row2_ratio_1_to_2", "share of token 1 over share of token 2 in row 2"),
-            _o("row2_reciprocal_shares", "one over each share of row 2", "1", ("key",)),
-            _o("mixed", "values mixed in a row's shares", "1", SL),
-            _o("mix_gap", "largest gap between the output and the share-weighted value sum"),
-            _o("row2_slot2_parts", "each token's part of token 2's output slot 2", "1", ("key",)),
-            _o("out2_count_minus_year", "token 2's output slot 3 minus its slot 2"),
-            _o("rows_2_4_identical", "1 if the share square's second and fourth rows are equal"),
-            _o("outputs_2_4_identical", "1 if the outputs of tokens 2 and 4 are equal"),
-            _o(
-                "rows_2_4_identical_with_positions",
-                "1 if rows 2 and 4 are still equal after a position code is added",
-            ),
-            _o("shift_gap", "largest share change when a constant is added to every score"),
-            _o(
-                "shift_gap_naive",
-                "largest change of the unshifted softmax when 7 is added to every score",
-            ),
-            _o(
-                "shift_cancels_gap",
-                "largest gap between the max-shifted and the unshifted softmax of the rows",
-            ),
-            _o("query_bias_share_change", "largest share change when 0.5 is added to queries"),
-            _o("key_bias_share_change", "largest share change when 0.5 is added to keys"),
-            _o(
-                "other_row_share_change",
-                "largest change of token 2's shares when token 1 carries other numbers",
-            ),
-            _o("count_vs_numpy_gap", "largest gap between the counting and the numpy head"),
-            _o("cost_project", "multiply-adds of the projections", "multiply-adds"),
-            _o("cost_score", "multiply-adds of the score square", "multiply-adds"),
-            _o("cost_mix", "multiply-adds of the mixing", "multiply-adds"),
-            _o("cost_total", "multiply-adds of the whole run", "multiply-adds"),
-            _o("cost_formula_gap", "counted total minus 3nDdk + 2n^2dk", "multiply-adds"),
-            _o("exp_800_infinite", "1 if e to the 800 overflows a float64"),
-            _o("naive_800_nan", "1 if the unshifted softmax of a row with 800 gives NaN"),
-            _o("softmax_800_finite", "1 if the shifted softmax of that row is finite"),
-            _o("softmax_800_sum", "sum of the shifted softmax of that row"),
-            _o("shifted_top_power", "largest power of e after the row maximum is subtracted"),
-            _o("refused_wrong_matrix", "1 if a matrix of the wrong size is refused"),
-            _o(
-                "wrong_matrix_message_names_it",
-                "1 if the refusal names the matrix, its count and the count wanted",
-            ),
-            _o("refused_wrong_width", "1 if a token of the wrong width is refused (both heads)"),
-            _o(
-                "wrong_width_message_names_it",
-                "1 if the refusal names the token, its width and the width wanted",
-            ),
-        ),
-        coords={
-            "token": TOKENS,
-            "key": TOKENS,
-            "slot": SLOTS,
-            "in_slot": SLOTS,
-            "matrix": MATRICES,
-        },  # fmt: skip
-        sections=(
-            "every-word: the bare digit token (lines 2-22)",
-            "every-word: three matrices over four tokens (lines 23-145)",
-            "every-word: the attention score square (lines 146-255)",
-            "every-word: the square-root divide, four-token part and softmax (lines 256-271, 286)",
-            "every-word: the eight tests (lines 328-350), Exercise 1 (lines 370-386)",
-        ),
-    ),
-]

@@ -11,7 +11,7 @@ import itertools
 
 import numpy as np
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, reals
 from .softmax import entropy_nats, naive_softmax, softmax
 
 TOKENS = ("the", "cat", "sat", "on", "mat")
@@ -112,6 +112,59 @@ def argmax_finite_difference(scores, h: float = 1e-5) -> float:
     return worst / (2 * h)
 
 
+@experiment(
+    grid={"beta": reals(gt=0)},
+    outputs=(
+        Output("score", "dot product of query and key", dims=("query", "key")),
+        Output("weight", "attention share of key for query", dims=("query", "key")),
+        Output("mixed", "values mixed in the shares of a query", dims=("query", "value_dim")),
+        Output("n_scores", "number of query-key scores in the table"),
+        Output("classic_tokens", "tokens in the classic test sentence"),
+        Output(
+            "causal_weight",
+            "share of key for query when later keys are masked",
+            dims=("query", "key"),
+        ),
+        Output("causal_future_mass", "share a query puts on later tokens, masked", dims=("query",)),
+        Output("causal_row_sum", "sum of a query's masked shares", dims=("query",)),
+        Output(
+            "self_gradient",
+            "derivative of a key's share with respect to its own score",
+            dims=("query", "key"),
+        ),
+        Output(
+            "fd_self_gradient_min",
+            "smallest finite-difference derivative of a share with respect to its own score",
+        ),
+        Output(
+            "argmax_fd_gradient",
+            "largest finite-difference derivative of a hard argmax read by a score",
+        ),
+        Output("row_sum", "sum of a query's shares", dims=("query",)),
+        Output("top_weight", "largest share of a query", dims=("query",)),
+        Output("entropy", "entropy of a query's shares", "nats", ("query",)),
+        Output("uniform_gap", "largest distance of a share from 1/5", dims=("query",)),
+        Output(
+            "single_gap",
+            "largest difference between the one-query lookup and the table's row",
+            dims=("query",),
+        ),
+        Output(
+            "shift_gap",
+            "largest difference between the softmax with and without the max subtracted",
+            dims=("query",),
+        ),
+        Output(
+            "order_error",
+            "largest change of any token's output over all 120 reorderings of the tokens",
+        ),
+    ),
+    coords={"query": TOKENS, "key": TOKENS, "value_dim": (1, 2)},
+    sections=(
+        "soft-dictionary: Attention Is a Soft Dictionary Lookup (lines 29-153)",
+        "soft-dictionary: Self-Attention: Every Token Asks Every Token (lines 155-188)",
+    ),
+)
 def soft_lookup(beta: float) -> dict:
     """Every query of the hand-set sentence against every key, at sharpness ``beta``."""
     scores, shares, mixed = attention_table(QUERIES, KEYS, VALUES, beta)
@@ -156,6 +209,20 @@ def with_positions(strength: float):
     return build
 
 
+@experiment(
+    grid={"strength": reals(gt=0), "beta": reals(gt=0)},
+    outputs=(
+        Output("weight", "attention share of key for query", dims=("query", "key")),
+        Output("previous_share", "share a token puts on the token before it", dims=("query",)),
+        Output("looks_back", "1 if every token but the first puts its top share one back"),
+        Output(
+            "order_error",
+            "largest change of any token's output over all 120 reorderings of the tokens",
+        ),
+    ),
+    coords={"query": TOKENS, "key": TOKENS},
+    sections=("soft-dictionary: the position patch for order-blindness (line 188)",),
+)
 def position_lookup(strength: float, beta: float) -> dict:
     """The order-blindness patch: with positions in the keys, each token can look one back."""
     build = with_positions(strength)
@@ -168,88 +235,3 @@ def position_lookup(strength: float, beta: float) -> dict:
         "looks_back": float(np.all(looks_back)),
         "order_error": permutation_error(build, beta),
     }
-
-
-EXPERIMENTS = [
-    Experiment(
-        name="soft_lookup",
-        func=soft_lookup,
-        grid=("beta",),
-        outputs=(
-            Output("score", "dot product of query and key", "1", ("query", "key")),
-            Output("weight", "attention share of key for query", "1", ("query", "key")),
-            Output("mixed", "values mixed in the shares of a query", "1", ("query", "value_dim")),
-            Output("n_scores", "number of query-key scores in the table", "1"),
-            Output("classic_tokens", "tokens in the classic test sentence", "1"),
-            Output(
-                "causal_weight",
-                "share of key for query when later keys are masked",
-                "1",
-                ("query", "key"),
-            ),
-            Output(
-                "causal_future_mass", "share a query puts on later tokens, masked", "1", ("query",)
-            ),
-            Output("causal_row_sum", "sum of a query's masked shares", "1", ("query",)),
-            Output(
-                "self_gradient",
-                "derivative of a key's share with respect to its own score",
-                "1",
-                ("query", "key"),
-            ),
-            Output(
-                "fd_self_gradient_min",
-                "smallest finite-difference derivative of a share with respect to its own score",
-                "1",
-            ),
-            Output(
-                "argmax_fd_gradient",
-                "largest finite-difference derivative of a hard argmax read by a score",
-                "1",
-            ),
-            Output("row_sum", "sum of a query's shares", "1", ("query",)),
-            Output("top_weight", "largest share of a query", "1", ("query",)),
-            Output("entropy", "entropy of a query's shares", "nats", ("query",)),
-            Output("uniform_gap", "largest distance of a share from 1/5", "1", ("query",)),
-            Output(
-                "single_gap",
-                "largest difference between the one-query lookup and the table's row",
-                "1",
-                ("query",),
-            ),
-            Output(
-                "shift_gap",
-                "largest difference between the softmax with and without the max subtracted",
-                "1",
-                ("query",),
-            ),
-            Output(
-                "order_error",
-                "largest change of any token's output over all 120 reorderings of the tokens",
-                "1",
-            ),
-        ),
-        coords={"query": TOKENS, "key": TOKENS, "value_dim": (1, 2)},
-        sections=(
-            "soft-dictionary: Attention Is a Soft Dictionary Lookup (lines 29-153)",
-            "soft-dictionary: Self-Attention: Every Token Asks Every Token (lines 155-188)",
-        ),
-    ),
-    Experiment(
-        name="position_lookup",
-        func=position_lookup,
-        grid=("strength", "beta"),
-        outputs=(
-            Output("weight", "attention share of key for query", "1", ("query", "key")),
-            Output("previous_share", "share a token puts on the token before it", "1", ("query",)),
-            Output("looks_back", "1 if every token but the first puts its top share one back", "1"),
-            Output(
-                "order_error",
-                "largest change of any token's output over all 120 reorderings of the tokens",
-                "1",
-            ),
-        ),
-        coords={"query": TOKENS, "key": TOKENS},
-        sections=("soft-dictionary: the position patch for order-blindness (line 188)",),
-    ),
-]

@@ -25,7 +25,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import integrate, optimize, special
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, ints, real, seeds
 from .softmax import softmax
 
 SCORES = ("hebbian", "least_squares", "relu", "relu2", "relu3", "softmax_sqrt_d")
@@ -154,6 +154,66 @@ def beta_ladder(beta_step: float, beta_max: float) -> list[float]:
     return [round(i * beta_step, 10) for i in range(n + 1)]
 
 
+@experiment(
+    grid={"d": ints()},
+    params={
+        "beta_step": real(gt=0),
+        "beta_max": real(gt=0),
+    },
+    outputs=(
+        Output("capacity_exact", "capacity of the softmax read, exact moment", "pairs", ("beta",)),
+        Output("capacity_gauss", "capacity of the softmax read, Gaussian form", "pairs", ("beta",)),
+        Output("exact_over_gauss", "exact capacity over the Gaussian form", dims=("beta",)),
+        Output("gauss_shortfall", "1 - Gaussian form / exact capacity", dims=("beta",)),
+        Output("mgf_exact", "E[exp(2 beta s)], exact", dims=("beta",)),
+        Output("mgf_gauss", "E[exp(2 beta s)], Gaussian form exp(2 beta^2/d)", dims=("beta",)),
+        Output("exact_increasing", "1 if the exact capacity rises along the beta ladder"),
+        Output("gauss_peak_beta", "beta at which the Gaussian form peaks"),
+        Output(
+            "tail_prob",
+            "probability that an overlap exceeds the threshold",
+            dims=("beta", "threshold"),
+        ),
+        Output(
+            "tail_share",
+            "share of E[exp(2 beta (s - 1))] from overlaps above the threshold",
+            dims=("beta", "threshold"),
+        ),
+        Output("score_capacity", "capacity of each read, exact yardstick", "pairs", ("score",)),
+        Output(
+            "score_capacity_leading",
+            "capacity of each read, leading-order form of the notes",
+            "pairs",
+            ("score",),
+        ),
+        Output("gauss_exponent_sqrt_d", "2 beta (1 - beta/d) at beta = sqrt(d)"),
+        Output(
+            "softmax_beats_polynomials",
+            "1 if softmax at beta = sqrt(d) holds more than every ReLU^p read",
+        ),
+        Output("d_squared", "d^2"),
+        Output("win_outer_n", "n with d^2/(n ln n) = 8", "pairs"),
+        Output("win_ls_n", "n with d^2/(n ln n) = 2", "pairs"),
+        Output("win_outer_nlogn", "d^2 / 8"),
+        Output("win_ls_nlogn", "d^2 / 2"),
+        Output("win_ls_log_n", "ln n at the least-squares threshold"),
+        Output(
+            "angle_at_capacity_deg",
+            "angle of the read from the value when |noise| = |signal|",
+            "degrees",
+        ),
+    ),
+    coords={
+        "beta": lambda **p: beta_ladder(p["beta_step"], p["beta_max"]),
+        "threshold": THRESHOLDS,
+        "score": SCORES,
+    },
+    sections=(
+        "first-principles D5 (lines 1023-1049)",
+        "memory-math ch. 6 capacity, D7 (lines 30-32)",
+        "every-layer-a-store: attention as a store, one head two criteria (lines 27-41)",
+    ),
+)
 def softmax_capacity(d: int, beta_step: float, beta_max: float) -> dict:
     """Exact and Gaussian capacities over the beta ladder at width d, the tail shares of the
     moment, every score's capacity, and the two recall-criterion thresholds of n ln n."""
@@ -236,6 +296,36 @@ def interference_ratios(values: np.ndarray, weights: np.ndarray, ladder) -> np.n
     return (sq / weights[:, :, :1] ** 2).mean(axis=1)
 
 
+@experiment(
+    grid={"d": ints(), "seed": seeds()},
+    params={
+        "trials": integer(min=1),
+        "m_max": integer(min=2),
+        "beta_max": real(min=1),
+    },
+    outputs=(
+        Output(
+            "ratio_softmax", "mean squared interference / signal, softmax read", dims=("beta", "m")
+        ),
+        Output("ratio_softmax_exact", "(m - 1) E[exp(2 beta (s - 1))], exact", dims=("beta", "m")),
+        Output("ratio_hebbian", "mean squared interference / signal, linear read", dims=("m",)),
+        Output("slope_softmax", "log-log slope of the root ratio, last two steps", dims=("beta",)),
+        Output("slope_hebbian", "log-log slope of the root ratio, linear read"),
+        Output("ratio_hebbian_exact", "(m - 1) / d", dims=("m",)),
+        Output(
+            "ratio_softmax_gap", "simulated over exact softmax ratio, minus 1", dims=("beta", "m")
+        ),
+        Output("ratio_hebbian_gap", "simulated over (m - 1)/d, minus 1", dims=("m",)),
+    ),
+    coords={
+        "beta": lambda **p: mc_betas(p["beta_max"]),
+        "m": lambda **p: pairs_ladder(p["m_max"]),
+    },
+    sections=(
+        "first-principles D5 (lines 1023-1050)",
+        "memory-math D7 (line 31)",
+    ),
+)
 def softmax_interference_mc(d: int, seed: int, trials: int, m_max: int, beta_max: float, rng):
     """One replicate: ``trials`` draws of m_max unit keys and values in R^d; query = key 0.
     Mean squared interference-to-signal ratio of the softmax read at each beta and of the
@@ -466,6 +556,71 @@ def win_recall(rng, d: int, ladder, queries: int = 256) -> np.ndarray:
 SCALED_DRAWS = 50  # draws per seed of the rescaled-keys Check (first-principles line 1067)
 
 
+@experiment(
+    grid={"seed": seeds()},
+    params={
+        "n_keys": integer(min=2),
+        "dim": integer(min=2),
+        "beta": real(gt=0),
+        "scale_low": real(gt=0),
+        "scale_high": real(gt=0),
+        "beta_hard": real(gt=0),
+        "feature_dim": integer(min=1),
+        "feature_beta": real(gt=0),
+        "max_degree": integer(min=0, max=12),
+        "neurons": integer(min=10),
+        "networks": integer(min=1),
+        "steps": integer(min=1),
+        "alpha_step": real(gt=0),
+        "alpha_max": real(gt=0),
+        "d_win": integer(min=2),
+    },
+    outputs=(
+        Output("kernel_gap", "largest gap, softmax read vs Gaussian-kernel smoother"),
+        Output("scaled_gap", "|softmax read - kernel smoother| with rescaled keys"),
+        Output("scaled_read_norm", "|softmax read| with rescaled keys"),
+        Output(
+            "scaled_gap_draws",
+            "|softmax read - kernel smoother| with rescaled keys, one per draw",
+            dims=("draw",),
+        ),
+        Output(
+            "scaled_read_norm_draws",
+            "|softmax read| with rescaled keys, one per draw",
+            dims=("draw",),
+        ),
+        Output("energy_grad_gap", "largest gap, finite difference vs xi - X^T a"),
+        Output("fixed_point_grad", "largest energy gradient at the iterated fixed point"),
+        Output("jacobian_gap", "largest gap, softmax Jacobian formula vs finite difference"),
+        Output("jacobian_saturated", "largest softmax Jacobian entry at beta_hard"),
+        Output("beta0_gap", "largest gap, read at beta = 0 vs mean of the values"),
+        Output("hard_gap", "largest gap, read at beta_hard vs value of the best key"),
+        Output("tensor_gap", "largest gap, (q.k)^p vs tensor-power inner product"),
+        Output("truncation_error", "|e^{beta q.k} - <Phi_P(q), Phi_P(k)>|", dims=("degree",)),
+        Output("exp_series_gap", "power series of e^{8 s} minus e^{8 s}, on [-1, 1]"),
+        Output(
+            "feature_size", "coordinates of the feature map truncated at degree P", dims=("degree",)
+        ),
+        Output("alpha_c", "Hopfield storage threshold, zero-temperature replica theory"),
+        Output("overlap_at_alpha_c", "retrieval overlap at the threshold"),
+        Output("hopfield_overlap", "mean final overlap with the stored pattern", dims=("alpha",)),
+        Output("win_recall", "share of pairs whose own value wins", dims=("map", "pairs")),
+        Output("win_nlogn_printed", "n ln n at the printed counts", dims=("printed_n",)),
+    ),
+    coords={
+        "degree": lambda **p: list(range(p["max_degree"] + 1)),
+        "alpha": lambda **p: alpha_ladder(p["alpha_step"], p["alpha_max"]),
+        "map": ("outer_product", "least_squares"),
+        "pairs": lambda **p: win_ladder(p["d_win"]),
+        "printed_n": PRINTED_N,
+        "draw": lambda **p: list(range(SCALED_DRAWS)),
+    },
+    sections=(
+        "first-principles D5 (lines 1051-1067)",
+        "memory-math D15 and the reading list's Hopfield item (line 68)",
+        "every-layer-a-store: one head, two criteria (lines 35-41)",
+    ),
+)
 def capacity_checks(
     seed: int,
     n_keys: int,
@@ -511,187 +666,3 @@ def capacity_checks(
     out["scaled_gap_draws"] = np.array([r["scaled_gap"] for r in draws])
     out["scaled_read_norm_draws"] = np.array([r["scaled_read_norm"] for r in draws])
     return out
-
-
-EXPERIMENTS = [
-    Experiment(
-        name="softmax_capacity",
-        func=softmax_capacity,
-        grid=("d",),
-        params=("beta_step", "beta_max"),
-        outputs=(
-            Output(
-                "capacity_exact", "capacity of the softmax read, exact moment", "pairs", ("beta",)
-            ),
-            Output(
-                "capacity_gauss", "capacity of the softmax read, Gaussian form", "pairs", ("beta",)
-            ),
-            Output("exact_over_gauss", "exact capacity over the Gaussian form", "1", ("beta",)),
-            Output("gauss_shortfall", "1 - Gaussian form / exact capacity", "1", ("beta",)),
-            Output("mgf_exact", "E[exp(2 beta s)], exact", "1", ("beta",)),
-            Output("mgf_gauss", "E[exp(2 beta s)], Gaussian form exp(2 beta^2/d)", "1", ("beta",)),
-            Output("exact_increasing", "1 if the exact capacity rises along the beta ladder", "1"),
-            Output("gauss_peak_beta", "beta at which the Gaussian form peaks", "1"),
-            Output(
-                "tail_prob",
-                "probability that an overlap exceeds the threshold",
-                "1",
-                ("beta", "threshold"),
-            ),
-            Output(
-                "tail_share",
-                "share of E[exp(2 beta (s - 1))] from overlaps above the threshold",
-                "1",
-                ("beta", "threshold"),
-            ),
-            Output("score_capacity", "capacity of each read, exact yardstick", "pairs", ("score",)),
-            Output(
-                "score_capacity_leading",
-                "capacity of each read, leading-order form of the notes",
-                "pairs",
-                ("score",),
-            ),
-            Output("gauss_exponent_sqrt_d", "2 beta (1 - beta/d) at beta = sqrt(d)", "1"),
-            Output(
-                "softmax_beats_polynomials",
-                "1 if softmax at beta = sqrt(d) holds more than every ReLU^p read",
-                "1",
-            ),
-            Output("d_squared", "d^2", "1"),
-            Output("win_outer_n", "n with d^2/(n ln n) = 8", "pairs"),
-            Output("win_ls_n", "n with d^2/(n ln n) = 2", "pairs"),
-            Output("win_outer_nlogn", "d^2 / 8", "1"),
-            Output("win_ls_nlogn", "d^2 / 2", "1"),
-            Output("win_ls_log_n", "ln n at the least-squares threshold", "1"),
-            Output(
-                "angle_at_capacity_deg",
-                "angle of the read from the value when |noise| = |signal|",
-                "degrees",
-            ),
-        ),
-        coords={
-            "beta": lambda **p: beta_ladder(p["beta_step"], p["beta_max"]),
-            "threshold": THRESHOLDS,
-            "score": SCORES,
-        },
-        sections=(
-            "first-principles D5 (lines 1023-1049)",
-            "memory-math ch. 6 capacity, D7 (lines 30-32)",
-            "every-layer-a-store: attention as a store, one head two criteria (lines 27-41)",
-        ),
-    ),
-    Experiment(
-        name="softmax_interference_mc",
-        func=softmax_interference_mc,
-        grid=("d", "seed"),
-        params=("trials", "m_max", "beta_max"),
-        outputs=(
-            Output(
-                "ratio_softmax",
-                "mean squared interference / signal, softmax read",
-                "1",
-                ("beta", "m"),
-            ),
-            Output(
-                "ratio_softmax_exact", "(m - 1) E[exp(2 beta (s - 1))], exact", "1", ("beta", "m")
-            ),
-            Output("ratio_hebbian", "mean squared interference / signal, linear read", "1", ("m",)),
-            Output(
-                "slope_softmax", "log-log slope of the root ratio, last two steps", "1", ("beta",)
-            ),
-            Output("slope_hebbian", "log-log slope of the root ratio, linear read", "1"),
-            Output("ratio_hebbian_exact", "(m - 1) / d", "1", ("m",)),
-            Output(
-                "ratio_softmax_gap",
-                "simulated over exact softmax ratio, minus 1",
-                "1",
-                ("beta", "m"),
-            ),
-            Output("ratio_hebbian_gap", "simulated over (m - 1)/d, minus 1", "1", ("m",)),
-        ),
-        coords={
-            "beta": lambda **p: mc_betas(p["beta_max"]),
-            "m": lambda **p: pairs_ladder(p["m_max"]),
-        },
-        sections=(
-            "first-principles D5 (lines 1023-1050)",
-            "memory-math D7 (line 31)",
-        ),
-    ),
-    Experiment(
-        name="capacity_checks",
-        func=capacity_checks,
-        grid=("seed",),
-        params=(
-            "n_keys",
-            "dim",
-            "beta",
-            "scale_low",
-            "scale_high",
-            "beta_hard",
-            "feature_dim",
-            "feature_beta",
-            "max_degree",
-            "neurons",
-            "networks",
-            "steps",
-            "alpha_step",
-            "alpha_max",
-            "d_win",
-        ),
-        outputs=(
-            Output("kernel_gap", "largest gap, softmax read vs Gaussian-kernel smoother", "1"),
-            Output("scaled_gap", "|softmax read - kernel smoother| with rescaled keys", "1"),
-            Output("scaled_read_norm", "|softmax read| with rescaled keys", "1"),
-            Output(
-                "scaled_gap_draws",
-                "|softmax read - kernel smoother| with rescaled keys, one per draw",
-                "1",
-                ("draw",),
-            ),
-            Output(
-                "scaled_read_norm_draws",
-                "|softmax read| with rescaled keys, one per draw",
-                "1",
-                ("draw",),
-            ),
-            Output("energy_grad_gap", "largest gap, finite difference vs xi - X^T a", "1"),
-            Output("fixed_point_grad", "largest energy gradient at the iterated fixed point", "1"),
-            Output(
-                "jacobian_gap", "largest gap, softmax Jacobian formula vs finite difference", "1"
-            ),
-            Output("jacobian_saturated", "largest softmax Jacobian entry at beta_hard", "1"),
-            Output("beta0_gap", "largest gap, read at beta = 0 vs mean of the values", "1"),
-            Output("hard_gap", "largest gap, read at beta_hard vs value of the best key", "1"),
-            Output("tensor_gap", "largest gap, (q.k)^p vs tensor-power inner product", "1"),
-            Output("truncation_error", "|e^{beta q.k} - <Phi_P(q), Phi_P(k)>|", "1", ("degree",)),
-            Output("exp_series_gap", "power series of e^{8 s} minus e^{8 s}, on [-1, 1]", "1"),
-            Output(
-                "feature_size",
-                "coordinates of the feature map truncated at degree P",
-                "1",
-                ("degree",),
-            ),
-            Output("alpha_c", "Hopfield storage threshold, zero-temperature replica theory", "1"),
-            Output("overlap_at_alpha_c", "retrieval overlap at the threshold", "1"),
-            Output(
-                "hopfield_overlap", "mean final overlap with the stored pattern", "1", ("alpha",)
-            ),
-            Output("win_recall", "share of pairs whose own value wins", "1", ("map", "pairs")),
-            Output("win_nlogn_printed", "n ln n at the printed counts", "1", ("printed_n",)),
-        ),
-        coords={
-            "degree": lambda **p: list(range(p["max_degree"] + 1)),
-            "alpha": lambda **p: alpha_ladder(p["alpha_step"], p["alpha_max"]),
-            "map": ("outer_product", "least_squares"),
-            "pairs": lambda **p: win_ladder(p["d_win"]),
-            "printed_n": PRINTED_N,
-            "draw": lambda **p: list(range(SCALED_DRAWS)),
-        },
-        sections=(
-            "first-principles D5 (lines 1051-1067)",
-            "memory-math D15 and the reading list's Hopfield item (line 68)",
-            "every-layer-a-store: one head, two criteria (lines 35-41)",
-        ),
-    ),
-]

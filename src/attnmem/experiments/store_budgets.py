@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, ints, reals, seeds
 from .softmax import softmax
 
 SCHEMES = ("full", "window", "block_select", "pooled_select", "heavy_pool", "recurrent")
@@ -48,6 +48,35 @@ def _kept_and_read(n_context: int, s: dict) -> tuple[np.ndarray, np.ndarray]:
     return kept, read
 
 
+@experiment(
+    grid={"n_context": ints()},
+    params={
+        "window": integer(min=1, doc="tokens in the rolling window"),
+        "blocks": integer(min=1, doc="blocks read per group of heads"),
+        "block_size": integer(min=1, doc="tokens per block"),
+        "pool": integer(min=1, doc="tokens pooled into one indexed entry"),
+        "top_k": integer(min=1, doc="entries the indexer selects"),
+        "recent": integer(min=0, doc="newest tokens read uncompressed"),
+        "heavy_pool": integer(min=1, doc="tokens per heavily pooled entry"),
+    },
+    outputs=(
+        Output("kept", "entries one layer keeps", "entries", ("scheme",)),
+        Output("read", "positions the next token reads", "positions", ("scheme",)),
+        Output(
+            "kept_growth", "kept entries at twice the prompt over at the prompt", dims=("scheme",)
+        ),
+        Output(
+            "read_growth", "read positions at twice the prompt over at the prompt", dims=("scheme",)
+        ),
+        Output(
+            "fixed_size", "what is kept does not grow with the prompt (1 yes)", dims=("scheme",)
+        ),
+        Output("pooled_select_uncompressed", "recent tokens read uncompressed", "tokens"),
+        Output("pooled_select_indexed", "pooled entries the indexer selects", "entries"),
+    ),
+    coords={"scheme": SCHEMES},
+    sections=("every-layer-a-store/million-tokens",),
+)
 def context_reads(n_context: int, **sizes) -> dict:
     """Entries kept and positions read per scheme at ``n_context`` tokens, and how both grow when
     the prompt doubles (1: they do not grow). ``sizes`` are the block's layer sizes."""
@@ -76,6 +105,25 @@ def doubly_stochastic(mix: float) -> np.ndarray:
     return np.array([[1.0 - mix, mix], [mix, 1.0 - mix]])
 
 
+@experiment(
+    grid={
+        "mix": reals(min=0, max=1, doc="off-diagonal weight of the doubly stochastic mix (0 to 1)")
+    },
+    outputs=(
+        Output("mixed_streams", "streams after the mix", dims=("stream",)),
+        Output("mixed_total", "total of the mixed streams"),
+        Output("old_total", "total of the streams before the mix"),
+        Output("block_input", "what the block reads (stream average)"),
+        Output("block_output", "what the block computes"),
+        Output("streams_after", "streams after the block adds its half", dims=("stream",)),
+        Output("difference_ratio", "stream difference after over before the mix"),
+        Output("column_sums", "column sums of the mix", dims=("stream",)),
+        Output("depth_weights", "softmax weights on the earlier outputs", dims=("earlier",)),
+        Output("depth_input", "the layer's input read over depth", dims=("component",)),
+    ),
+    coords={"stream": (1, 2), "earlier": (1, 2), "component": (1, 2)},
+    sections=("every-layer-a-store/two-stores-over-depth",),
+)
 def depth_stores(mix: float) -> dict:
     """Mix the two streams, let a block read their average, double it, and add half of the result
     to each stream; and read the earlier layers' outputs by a softmax over their scores."""
@@ -128,6 +176,15 @@ def running_combine(a: np.ndarray, b: np.ndarray) -> tuple[complex, complex]:
     return complex(np.exp(1j * total)), complex(np.sum(b * np.exp(1j * (total - phase))))
 
 
+@experiment(
+    grid={"n_updates": ints()},
+    outputs=(
+        Output("tree_rounds", "rounds of the balanced-tree combination", "rounds"),
+        Output("log2_updates", "log2 of the number of updates"),
+        Output("combine_gap", "relative gap between tree and running combination"),
+    ),
+    sections=("every-layer-a-store/depth-and-the-monitor",),
+)
 def affine_scan(n_updates: int, rng) -> dict:
     """Random rotations with random offsets, combined by a tree and by the running product."""
     a = np.exp(1j * rng.uniform(-np.pi, np.pi, n_updates))
@@ -170,6 +227,28 @@ def least_squares_error(keys: np.ndarray, values: np.ndarray) -> float:
     return float(np.max(np.abs(recall - values)))
 
 
+@experiment(
+    grid={
+        "d": ints(),
+        "m": ints(),
+        "shared": reals(min=0, lt=1, doc="weight of the direction all keys share (0 to below 1)"),
+        "seed": seeds(),
+    },
+    params={
+        "trials": integer(min=1, doc="stores per seed"),
+    },
+    outputs=(
+        Output("hebbian_ratio", "interference over signal, structured keys"),
+        Output("random_key_ratio", "interference over signal, random keys"),
+        Output("random_key_closed_form", "sqrt((m-1)/d)"),
+        Output("structure_raises", "structured keys interfere more (1 yes)"),
+        Output("least_squares_error", "largest least-squares recall error"),
+    ),
+    sections=(
+        "every-layer-a-store/where-the-numbers-stop",
+        "every-layer-a-store/content-and-settings",
+    ),
+)
 def store_limits(d: int, m: int, shared: float, seed: int, trials: int, rng) -> dict:
     """Outer-product interference with random and with structured keys (same values), and the
     least-squares recall error, over ``trials`` stores of ``m`` pairs in ``d`` dimensions."""
@@ -200,6 +279,22 @@ def top_k_read(scores: np.ndarray, values: np.ndarray, top_k: int) -> np.ndarray
     return np.einsum("tk,tkv->tv", top_k_weights(scores, top_k), values)
 
 
+@experiment(
+    grid={"top_k": ints(), "seed": seeds()},
+    params={
+        "n_keys": integer(min=2, doc="entries the selector scores"),
+        "trials": integer(min=1, doc="score rows per seed"),
+    },
+    outputs=(
+        Output("unselected_gradient", "largest |d read / d score| of a left-out entry"),
+        Output("selected_gradient", "mean |d read / d score| of the best kept entry"),
+        Output("missed_weight", "weight the selected read gives the left-out entry"),
+        Output("missed_weight_full_read", "weight a full read gives that entry"),
+        Output("miss_error", "distance from the read to the left-out answer"),
+        Output("full_read_error", "same distance for a read of every entry"),
+    ),
+    sections=("every-layer-a-store/selector",),
+)
 def selector_miss(top_k: int, n_keys: int, seed: int, trials: int, rng) -> dict:
     """A hard top-k selector in front of a softmax read, over ``trials`` random score rows.
 
@@ -235,98 +330,3 @@ def selector_miss(top_k: int, n_keys: int, seed: int, trials: int, rng) -> dict:
         "miss_error": float(np.mean(np.linalg.norm(read - target, axis=-1))),
         "full_read_error": float(np.mean(np.linalg.norm(full - target, axis=-1))),
     }
-
-
-EXPERIMENTS = [
-    Experiment(
-        name="context_reads",
-        func=context_reads,
-        grid=("n_context",),
-        params=("window", "blocks", "block_size", "pool", "top_k", "recent", "heavy_pool"),
-        outputs=(
-            Output("kept", "entries one layer keeps", "entries", ("scheme",)),
-            Output("read", "positions the next token reads", "positions", ("scheme",)),
-            Output(
-                "kept_growth",
-                "kept entries at twice the prompt over at the prompt",
-                "1",
-                ("scheme",),
-            ),
-            Output(
-                "read_growth",
-                "read positions at twice the prompt over at the prompt",
-                "1",
-                ("scheme",),
-            ),
-            Output(
-                "fixed_size", "what is kept does not grow with the prompt (1 yes)", "1", ("scheme",)
-            ),
-            Output("pooled_select_uncompressed", "recent tokens read uncompressed", "tokens"),
-            Output("pooled_select_indexed", "pooled entries the indexer selects", "entries"),
-        ),
-        coords={"scheme": SCHEMES},
-        sections=("every-layer-a-store/million-tokens",),
-    ),
-    Experiment(
-        name="depth_stores",
-        func=depth_stores,
-        grid=("mix",),
-        outputs=(
-            Output("mixed_streams", "streams after the mix", "1", ("stream",)),
-            Output("mixed_total", "total of the mixed streams", "1"),
-            Output("old_total", "total of the streams before the mix", "1"),
-            Output("block_input", "what the block reads (stream average)", "1"),
-            Output("block_output", "what the block computes", "1"),
-            Output("streams_after", "streams after the block adds its half", "1", ("stream",)),
-            Output("difference_ratio", "stream difference after over before the mix", "1"),
-            Output("column_sums", "column sums of the mix", "1", ("stream",)),
-            Output("depth_weights", "softmax weights on the earlier outputs", "1", ("earlier",)),
-            Output("depth_input", "the layer's input read over depth", "1", ("component",)),
-        ),
-        coords={"stream": (1, 2), "earlier": (1, 2), "component": (1, 2)},
-        sections=("every-layer-a-store/two-stores-over-depth",),
-    ),
-    Experiment(
-        name="affine_scan",
-        func=affine_scan,
-        grid=("n_updates",),
-        outputs=(
-            Output("tree_rounds", "rounds of the balanced-tree combination", "rounds"),
-            Output("log2_updates", "log2 of the number of updates", "1"),
-            Output("combine_gap", "relative gap between tree and running combination", "1"),
-        ),
-        sections=("every-layer-a-store/depth-and-the-monitor",),
-    ),
-    Experiment(
-        name="store_limits",
-        func=store_limits,
-        grid=("d", "m", "shared", "seed"),
-        params=("trials",),
-        outputs=(
-            Output("hebbian_ratio", "interference over signal, structured keys", "1"),
-            Output("random_key_ratio", "interference over signal, random keys", "1"),
-            Output("random_key_closed_form", "sqrt((m-1)/d)", "1"),
-            Output("structure_raises", "structured keys interfere more (1 yes)", "1"),
-            Output("least_squares_error", "largest least-squares recall error", "1"),
-        ),
-        sections=(
-            "every-layer-a-store/where-the-numbers-stop",
-            "every-layer-a-store/content-and-settings",
-        ),
-    ),
-    Experiment(
-        name="selector_miss",
-        func=selector_miss,
-        grid=("top_k", "seed"),
-        params=("n_keys", "trials"),
-        outputs=(
-            Output("unselected_gradient", "largest |d read / d score| of a left-out entry", "1"),
-            Output("selected_gradient", "mean |d read / d score| of the best kept entry", "1"),
-            Output("missed_weight", "weight the selected read gives the left-out entry", "1"),
-            Output("missed_weight_full_read", "weight a full read gives that entry", "1"),
-            Output("miss_error", "distance from the read to the left-out answer", "1"),
-            Output("full_read_error", "same distance for a read of every entry", "1"),
-        ),
-        sections=("every-layer-a-store/selector",),
-    ),
-]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, ints, real, seeds
 
 
 def unit_rows(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
@@ -67,6 +67,81 @@ def projection(K: np.ndarray) -> np.ndarray:
     return K @ np.linalg.solve(K.T @ K, K.T)
 
 
+EDIT_MC_REPS = 20  # replicates of the Monte Carlo of the edit costs
+
+EDIT_MC_KEYS = 5000  # fresh keys per replicate
+
+
+@experiment(
+    grid={"d": ints(), "m": ints(), "seed": seeds()},
+    params={
+        "trials": integer(min=1, doc="stores drawn per seed"),
+    },
+    outputs=(
+        Output("hebb_err", "mean squared error of a Hebbian read"),
+        Output("hebb_err_expected", "expected Hebbian squared error (m-1)/d (exact)"),
+        Output("lsq_err", "mean squared error of a least-squares read"),
+        Output("lsq_err_expected", "expected least-squares squared error (exact)"),
+        Output("lsq_beats_hebb", "fraction of draws where least squares has less error"),
+        Output("lsq_recall_max_error", "largest error of a least-squares read, m <= d"),
+        Output("trace_gap", "largest |sum of leverages - min(m, d)| over draws"),
+        Output("lsq_err_given_keys", "mean of 1 - H_jj over pairs and draws"),
+        Output("lsq_isr2", "mean of (H_jj - H_jj^2)/H_jj^2 (squared interference/signal)"),
+        Output("lsq_isr2_plugin", "the same with H_jj replaced by d/m"),
+        Output("hebb_isr", "root mean squared error over signal, Hebbian"),
+        Output("hebb_isr_formula", "sqrt((m - 1) / d)"),
+        Output("lsq_isr", "root mean squared interference over signal, least squares"),
+        Output("lsq_isr_formula", "sqrt(m / d - 1), m > d"),
+        Output("hebb_isr_one_store", "root mean squared error over signal, one store"),
+        Output(
+            "lsq_isr_one_store",
+            "root mean squared interference over signal, least squares, one store",
+        ),
+        Output("whitening_cancels", "d times (Hebbian (m-1)/d minus m/d - 1), m > d", "pairs"),
+        Output(
+            "hebb_weights_draw",
+            "draw 0: weight of each value in the read of pair 0",
+            dims=("pair",),
+        ),
+        Output(
+            "lsq_weights_draw", "draw 0: least-squares weight of each value, pair 0", dims=("pair",)
+        ),
+        Output("hebb_err_draw", "draw 0: Hebbian squared error of pair 0"),
+        Output("lsq_err_draw", "draw 0: least-squares squared error of pair 0"),
+        Output("projection_gap", "draw 0: largest entry of H - H^T and H^2 - H"),
+        Output("row_square_gap", "draw 0: largest |sum_{i!=j} H_ji^2 - (H_jj - H_jj^2)|"),
+        Output("dual_basis_gap", "draw 0: largest |dual_i . k_j - delta_ij|, m <= d"),
+        Output(
+            "lsq_solver_max_error",
+            "largest read error of the least-squares store found by numpy lstsq",
+        ),
+        Output(
+            "lsq_solver_store_gap",
+            "largest |closed-form store - lstsq minimum-norm store| over draws",
+        ),
+        Output(
+            "lsq_solver_read_gap",
+            "largest |closed-form store's read - lstsq store's read| over draws",
+        ),
+        Output(
+            "lsq_solver_offweight_max",
+            "largest |weight of another value| in the lstsq read of pair 0, over draws",
+        ),
+        Output(
+            "recall_svd_gap",
+            "draw 0: largest |R - U U^T|, R the store's recall matrix, U from an SVD of K",
+        ),
+        Output(
+            "recall_row_square_gap_svd",
+            "draw 0: largest |sum_{i!=j} R_ji^2 - (p_j - p_j^2)|, p_j the SVD leverage",
+        ),
+        Output("recall_trace_minus_rank", "draw 0: |tr R - rank K|, rank from the singular values"),
+    ),
+    sections=(
+        "first-principles D1: Hebbian and least-squares errors, the figure (lines 755-783)",
+        "memory-math ch4: least squares and its projection (line 15), D3 (lines 16, 68)",
+    ),
+)
 def linear_store_errors(d: int, m: int, seed: int, trials: int, rng) -> dict:
     """``trials`` draws of m unit keys and m unit values in R^d, written both ways.
 
@@ -554,6 +629,161 @@ def capacity_facts(rng: np.random.Generator, d: int) -> dict:
     return out
 
 
+@experiment(
+    params={
+        "d_edit": integer(min=2, doc="key dimension of the edit"),
+        "unevenness_check": real(min=0, doc="decay of the Check's spectrum"),
+        "unevenness_max": real(gt=0, doc="end of the sweep"),
+        "unevenness_step": real(gt=0, doc="sweep step"),
+        "n_typical": integer(min=1, doc="typical keys drawn in the figure"),
+        "n_perturb": integer(min=1, doc="feasible perturbations tried"),
+        "n_random": integer(min=1, doc="random (Sigma, k*) pairs"),
+        "grad_rows": integer(min=1),
+        "grad_cols": integer(min=1),
+        "fd_step": real(gt=0, doc="finite-difference step"),
+        "mlp_d": integer(min=1, doc="width of the example MLP"),
+        "mlp_hidden": integer(min=1, doc="hidden units of the example MLP"),
+        "d_model": integer(min=3, doc="width for the parameter counts"),
+    },
+    outputs=(
+        Output("three_hebb_store", "Hebbian store of the three printed pairs", dims=("axis",)),
+        Output("three_hebb_reads", "its reads of the three keys", dims=("pair3",)),
+        Output("three_hebb_extra_k1", "v3 (k3 . k1), the extra in the read of k1"),
+        Output("three_hebb_sse", "Hebbian summed squared error, three pairs"),
+        Output("three_gram", "K^T K of the three keys", dims=("axis", "axis2")),
+        Output("three_lsq_store", "least-squares store of the three pairs", dims=("axis",)),
+        Output("three_lsq_reads", "its reads of the three keys", dims=("pair3",)),
+        Output("three_lsq_sse", "least-squares summed squared error, three pairs"),
+        Output("three_hebb_over_lsq", "Hebbian over least-squares summed error"),
+        Output("grad_sq_gap", "finite differences vs e x^T, squared-error loss"),
+        Output("grad_hebb_gap", "finite differences vs -v k^T, Hebbian loss"),
+        Output("grad_general_gap", "finite differences vs ybar x^T, cross-entropy loss"),
+        Output("delta_step_gap", "gradient step minus delta write"),
+        Output("mlp_keys", "MLP example: rows of W1 (keys)", dims=("unit", "feature")),
+        Output("mlp_values", "MLP example: columns of W2 (values)", dims=("unit", "feature")),
+        Output("mlp_x", "MLP example: input", dims=("feature",)),
+        Output("mlp_scores", "MLP example: similarity of the input to each key", dims=("unit",)),
+        Output("mlp_weights", "MLP example: ReLU of each similarity", dims=("unit",)),
+        Output("mlp_out", "MLP example: output W2 relu(W1 x)", dims=("feature",)),
+        Output("mlp_sum_gap", "W2 relu(W1 x) minus sum_i v_i relu(k_i . x)"),
+        Output("mlp_linear_gap", "W2 W1 x minus sum_i v_i (k_i . x)"),
+        Output("mlp_numbers_per_unit", "numbers per hidden unit, in units of d"),
+        Output("mlp_share_of_block", "MLP share of a block's matrices (width 4d)"),
+        Output("mlp_over_d2", "numbers in a width-4d MLP over d^2"),
+        Output("attn_over_d2", "numbers in attention's four matrices over d^2"),
+        Output("gated_hidden_over_d", "hidden width of the equal-size gated MLP over d"),
+        Output("gated_over_two_matrix", "gated three-matrix MLP over two-matrix MLP numbers"),
+        Output("gated_over_d2", "numbers in the gated MLP of width 8d/3 over d^2"),
+        Output("prompt_next_position", "position of the word after the D1 prompt", "tokens"),
+        Output("prompt_words_between", "words between position 0 and that position", "tokens"),
+        Output("edit_objective_gap", "mean |Delta k|^2 over keys minus tr(Delta C Delta^T)"),
+        Output("gate_identity_gap", "largest |ReLU(s)^2 - ReLU(s) s| on [-1, 1]"),
+        Output("relu2_of_tenth", "ReLU(0.1)^2"),
+        Output("relu2_of_one", "ReLU(1)^2, the stored key's own overlap squared"),
+        Output("edit_ratio_check", "naive over preconditioned edit cost, the note's Check"),
+        Output("edit_ratio_identity", "the same ratio with Sigma = I"),
+        Output("edit_identity_same", "largest difference of the two edit keys at Sigma = I"),
+        Output("edit_hits_target", "largest |W' k* - v*|, preconditioned edit"),
+        Output("naive_hits_target", "largest |W' k* - v*|, naive edit"),
+        Output("edit_rank", "rank of the preconditioned edit"),
+        Output("edit_opt_cost_gap", "cost minus |r|^2/(k*^T Sigma^-1 k*)"),
+        Output("edit_naive_cost_gap", "naive cost minus its closed form"),
+        Output("edit_cost_over_ratio_gap", "cost ratio minus the closed-form ratio"),
+        Output("edit_perturbed_min_excess", "least cost increase over feasible perturbations"),
+        Output("edit_stationarity_gap", "residual of Delta Sigma = lambda k*^T"),
+        Output("cs_min_ratio", "smallest naive/optimal ratio over random Sigma and k*"),
+        Output("cs_eigen_ratio", "the ratio when k* is an eigenvector of Sigma"),
+        Output("second_moment_rank_few", "rank of a second-moment matrix from d-1 samples"),
+        Output("second_moment_rank_more", "rank of a second-moment matrix from d+1 samples"),
+        Output("sweep_ratio", "naive over preconditioned cost", dims=("unevenness",)),
+        Output(
+            "sweep_naive_cost", "expected squared change of a key, naive edit", dims=("unevenness",)
+        ),
+        Output(
+            "sweep_opt_cost",
+            "expected squared change of a key, preconditioned",
+            dims=("unevenness",),
+        ),
+        Output(
+            "sweep_angle",
+            "long axis of the cloud vs the edit's null line",
+            "degrees",
+            ("unevenness",),
+        ),
+        Output(
+            "sweep_keys_plane",
+            "typical keys in the edit plane",
+            dims=("unevenness", "key", "plane_axis"),
+        ),
+        Output(
+            "sweep_naive_change",
+            "change of each typical key, naive edit",
+            dims=("unevenness", "key"),
+        ),
+        Output(
+            "sweep_opt_change",
+            "change of each typical key, preconditioned",
+            dims=("unevenness", "key"),
+        ),
+        Output(
+            "sweep_violet_dir",
+            "preconditioned key direction in the plane",
+            dims=("unevenness", "plane_axis"),
+        ),
+        Output(
+            "sweep_naive_total", "total change over the typical keys, naive", dims=("unevenness",)
+        ),
+        Output(
+            "sweep_opt_total",
+            "total change over the typical keys, preconditioned",
+            dims=("unevenness",),
+        ),
+        Output("angle_within_10_from", "unevenness from which the angle stays under 10 degrees"),
+        Output("naive_cost_spread", "range of the naive expected cost over the sweep"),
+        Output("opt_cost_decreasing", "1 if the preconditioned cost falls along the sweep"),
+        Output("orthonormal_recall_error", "largest Hebbian read error, d orthonormal keys"),
+        Output("lsq_min_sse_at_d", "least summed squared error of d random pairs"),
+        Output("lsq_min_sse_past_d", "least summed squared error of d+1 random pairs"),
+        Output(
+            "lsq_solver_min_sse_at_d", "least summed squared error of d random pairs, numpy lstsq"
+        ),
+        Output(
+            "lsq_solver_min_sse_past_d",
+            "least summed squared error of d+1 random pairs, numpy lstsq",
+        ),
+        Output("store_numbers", "numbers in a d x d store"),
+        Output(
+            "edit_mc_sq_change_over_trace",
+            "mean |Delta k|^2 over fresh keys with second moment Sigma over tr(Delta Sigma "
+            "Delta^T), random Delta and Sigma",
+            dims=("edit_rep",),
+        ),
+        Output(
+            "edit_mc_opt_over_closed",
+            "mean |Delta k|^2 of the preconditioned edit over |r|^2/(k*^T Sigma^-1 k*)",
+            dims=("edit_rep",),
+        ),
+        Output(
+            "edit_mc_naive_over_closed",
+            "mean |Delta k|^2 of the naive edit over |r|^2 k*^T Sigma k*/(k*^T k*)^2",
+            dims=("edit_rep",),
+        ),
+        Output("whitened_query_gap", "least-squares read minus Hebbian read of a whitened query"),
+    ),
+    coords={
+        "unevenness": lambda **p: unevenness_levels(p["unevenness_max"], p["unevenness_step"]),
+        "axis": [1, 2],
+        "axis2": [1, 2],
+        "pair3": [1, 2, 3],
+        "plane_axis": ["along_kstar", "across"],
+        "edit_rep": list(range(EDIT_MC_REPS)),
+    },
+    sections=(
+        "first-principles D1: worked example, capacity bound, gradient Check (lines 784-802)",
+        "first-principles D2: MLP as memory, the rank-one edit, Check and figure (804-860)",
+        "memory-math ch5 (lines 20-26), D14, D17 (line 68)",
+    ),
+)
 def memory_edit_checks(
     d_edit: int,
     unevenness_check: float,
@@ -586,10 +816,6 @@ def memory_edit_checks(
     # drawn last, so that every value above keeps its draws
     out.update(edit_cost_monte_carlo(rng, d_edit, unevenness_check))
     return out
-
-
-EDIT_MC_REPS = 20  # replicates of the Monte Carlo of the edit costs
-EDIT_MC_KEYS = 5000  # fresh keys per replicate
 
 
 def edit_cost_monte_carlo(
@@ -632,296 +858,3 @@ def unevenness_levels(unevenness_max: float, unevenness_step: float) -> list[flo
     """Positions of the edit figure's handle."""
     n = int(round(unevenness_max / unevenness_step))
     return [round(i * unevenness_step, 10) for i in range(n + 1)]
-
-
-EXPERIMENTS = [
-    Experiment(
-        name="linear_store_errors",
-        func=linear_store_errors,
-        grid=("d", "m", "seed"),
-        params=("trials",),
-        outputs=(
-            Output("hebb_err", "mean squared error of a Hebbian read", "1"),
-            Output("hebb_err_expected", "expected Hebbian squared error (m-1)/d (exact)", "1"),
-            Output("lsq_err", "mean squared error of a least-squares read", "1"),
-            Output("lsq_err_expected", "expected least-squares squared error (exact)", "1"),
-            Output("lsq_beats_hebb", "fraction of draws where least squares has less error", "1"),
-            Output("lsq_recall_max_error", "largest error of a least-squares read, m <= d", "1"),
-            Output("trace_gap", "largest |sum of leverages - min(m, d)| over draws", "1"),
-            Output("lsq_err_given_keys", "mean of 1 - H_jj over pairs and draws", "1"),
-            Output("lsq_isr2", "mean of (H_jj - H_jj^2)/H_jj^2 (squared interference/signal)", "1"),
-            Output("lsq_isr2_plugin", "the same with H_jj replaced by d/m", "1"),
-            Output("hebb_isr", "root mean squared error over signal, Hebbian", "1"),
-            Output("hebb_isr_formula", "sqrt((m - 1) / d)", "1"),
-            Output("lsq_isr", "root mean squared interference over signal, least squares", "1"),
-            Output("lsq_isr_formula", "sqrt(m / d - 1), m > d", "1"),
-            Output("hebb_isr_one_store", "root mean squared error over signal, one store", "1"),
-            Output(
-                "lsq_isr_one_store",
-                "root mean squared interference over signal, least squares, one store",
-                "1",
-            ),
-            Output("whitening_cancels", "d times (Hebbian (m-1)/d minus m/d - 1), m > d", "pairs"),
-            Output(
-                "hebb_weights_draw",
-                "draw 0: weight of each value in the read of pair 0",
-                "1",
-                ("pair",),
-            ),
-            Output(
-                "lsq_weights_draw",
-                "draw 0: least-squares weight of each value, pair 0",
-                "1",
-                ("pair",),
-            ),
-            Output("hebb_err_draw", "draw 0: Hebbian squared error of pair 0", "1"),
-            Output("lsq_err_draw", "draw 0: least-squares squared error of pair 0", "1"),
-            Output("projection_gap", "draw 0: largest entry of H - H^T and H^2 - H", "1"),
-            Output("row_square_gap", "draw 0: largest |sum_{i!=j} H_ji^2 - (H_jj - H_jj^2)|", "1"),
-            Output("dual_basis_gap", "draw 0: largest |dual_i . k_j - delta_ij|, m <= d", "1"),
-            Output(
-                "lsq_solver_max_error",
-                "largest read error of the least-squares store found by numpy lstsq",
-                "1",
-            ),
-            Output(
-                "lsq_solver_store_gap",
-                "largest |closed-form store - lstsq minimum-norm store| over draws",
-                "1",
-            ),
-            Output(
-                "lsq_solver_read_gap",
-                "largest |closed-form store's read - lstsq store's read| over draws",
-                "1",
-            ),
-            Output(
-                "lsq_solver_offweight_max",
-                "largest |weight of another value| in the lstsq read of pair 0, over draws",
-                "1",
-            ),
-            Output(
-                "recall_svd_gap",
-                "draw 0: largest |R - U U^T|, R the store's recall matrix, U from an SVD of K",
-                "1",
-            ),
-            Output(
-                "recall_row_square_gap_svd",
-                "draw 0: largest |sum_{i!=j} R_ji^2 - (p_j - p_j^2)|, p_j the SVD leverage",
-                "1",
-            ),
-            Output(
-                "recall_trace_minus_rank",
-                "draw 0: |tr R - rank K|, rank from the singular values",
-                "1",
-            ),
-        ),
-        sections=(
-            "first-principles D1: Hebbian and least-squares errors, the figure (lines 755-783)",
-            "memory-math ch4: least squares and its projection (line 15), D3 (lines 16, 68)",
-        ),
-    ),
-    Experiment(
-        name="memory_edit_checks",
-        func=memory_edit_checks,
-        grid=(),
-        params=(
-            "d_edit",
-            "unevenness_check",
-            "unevenness_max",
-            "unevenness_step",
-            "n_typical",
-            "n_perturb",
-            "n_random",
-            "grad_rows",
-            "grad_cols",
-            "fd_step",
-            "mlp_d",
-            "mlp_hidden",
-            "d_model",
-        ),
-        outputs=(
-            Output("three_hebb_store", "Hebbian store of the three printed pairs", "1", ("axis",)),
-            Output("three_hebb_reads", "its reads of the three keys", "1", ("pair3",)),
-            Output("three_hebb_extra_k1", "v3 (k3 . k1), the extra in the read of k1", "1"),
-            Output("three_hebb_sse", "Hebbian summed squared error, three pairs", "1"),
-            Output("three_gram", "K^T K of the three keys", "1", ("axis", "axis2")),
-            Output("three_lsq_store", "least-squares store of the three pairs", "1", ("axis",)),
-            Output("three_lsq_reads", "its reads of the three keys", "1", ("pair3",)),
-            Output("three_lsq_sse", "least-squares summed squared error, three pairs", "1"),
-            Output("three_hebb_over_lsq", "Hebbian over least-squares summed error", "1"),
-            Output("grad_sq_gap", "finite differences vs e x^T, squared-error loss", "1"),
-            Output("grad_hebb_gap", "finite differences vs -v k^T, Hebbian loss", "1"),
-            Output("grad_general_gap", "finite differences vs ybar x^T, cross-entropy loss", "1"),
-            Output("delta_step_gap", "gradient step minus delta write", "1"),
-            Output("mlp_keys", "MLP example: rows of W1 (keys)", "1", ("unit", "feature")),
-            Output("mlp_values", "MLP example: columns of W2 (values)", "1", ("unit", "feature")),
-            Output("mlp_x", "MLP example: input", "1", ("feature",)),
-            Output(
-                "mlp_scores", "MLP example: similarity of the input to each key", "1", ("unit",)
-            ),
-            Output("mlp_weights", "MLP example: ReLU of each similarity", "1", ("unit",)),
-            Output("mlp_out", "MLP example: output W2 relu(W1 x)", "1", ("feature",)),
-            Output("mlp_sum_gap", "W2 relu(W1 x) minus sum_i v_i relu(k_i . x)", "1"),
-            Output("mlp_linear_gap", "W2 W1 x minus sum_i v_i (k_i . x)", "1"),
-            Output("mlp_numbers_per_unit", "numbers per hidden unit, in units of d", "1"),
-            Output("mlp_share_of_block", "MLP share of a block's matrices (width 4d)", "1"),
-            Output("mlp_over_d2", "numbers in a width-4d MLP over d^2", "1"),
-            Output("attn_over_d2", "numbers in attention's four matrices over d^2", "1"),
-            Output("gated_hidden_over_d", "hidden width of the equal-size gated MLP over d", "1"),
-            Output(
-                "gated_over_two_matrix", "gated three-matrix MLP over two-matrix MLP numbers", "1"
-            ),
-            Output("gated_over_d2", "numbers in the gated MLP of width 8d/3 over d^2", "1"),
-            Output("prompt_next_position", "position of the word after the D1 prompt", "tokens"),
-            Output("prompt_words_between", "words between position 0 and that position", "tokens"),
-            Output(
-                "edit_objective_gap", "mean |Delta k|^2 over keys minus tr(Delta C Delta^T)", "1"
-            ),
-            Output("gate_identity_gap", "largest |ReLU(s)^2 - ReLU(s) s| on [-1, 1]", "1"),
-            Output("relu2_of_tenth", "ReLU(0.1)^2", "1"),
-            Output("relu2_of_one", "ReLU(1)^2, the stored key's own overlap squared", "1"),
-            Output(
-                "edit_ratio_check", "naive over preconditioned edit cost, the note's Check", "1"
-            ),
-            Output("edit_ratio_identity", "the same ratio with Sigma = I", "1"),
-            Output(
-                "edit_identity_same", "largest difference of the two edit keys at Sigma = I", "1"
-            ),
-            Output("edit_hits_target", "largest |W' k* - v*|, preconditioned edit", "1"),
-            Output("naive_hits_target", "largest |W' k* - v*|, naive edit", "1"),
-            Output("edit_rank", "rank of the preconditioned edit", "1"),
-            Output("edit_opt_cost_gap", "cost minus |r|^2/(k*^T Sigma^-1 k*)", "1"),
-            Output("edit_naive_cost_gap", "naive cost minus its closed form", "1"),
-            Output("edit_cost_over_ratio_gap", "cost ratio minus the closed-form ratio", "1"),
-            Output(
-                "edit_perturbed_min_excess", "least cost increase over feasible perturbations", "1"
-            ),
-            Output("edit_stationarity_gap", "residual of Delta Sigma = lambda k*^T", "1"),
-            Output("cs_min_ratio", "smallest naive/optimal ratio over random Sigma and k*", "1"),
-            Output("cs_eigen_ratio", "the ratio when k* is an eigenvector of Sigma", "1"),
-            Output(
-                "second_moment_rank_few", "rank of a second-moment matrix from d-1 samples", "1"
-            ),
-            Output(
-                "second_moment_rank_more", "rank of a second-moment matrix from d+1 samples", "1"
-            ),
-            Output("sweep_ratio", "naive over preconditioned cost", "1", ("unevenness",)),
-            Output(
-                "sweep_naive_cost",
-                "expected squared change of a key, naive edit",
-                "1",
-                ("unevenness",),
-            ),
-            Output(
-                "sweep_opt_cost",
-                "expected squared change of a key, preconditioned",
-                "1",
-                ("unevenness",),
-            ),
-            Output(
-                "sweep_angle",
-                "long axis of the cloud vs the edit's null line",
-                "degrees",
-                ("unevenness",),
-            ),
-            Output(
-                "sweep_keys_plane",
-                "typical keys in the edit plane",
-                "1",
-                ("unevenness", "key", "plane_axis"),
-            ),
-            Output(
-                "sweep_naive_change",
-                "change of each typical key, naive edit",
-                "1",
-                ("unevenness", "key"),
-            ),
-            Output(
-                "sweep_opt_change",
-                "change of each typical key, preconditioned",
-                "1",
-                ("unevenness", "key"),
-            ),
-            Output(
-                "sweep_violet_dir",
-                "preconditioned key direction in the plane",
-                "1",
-                ("unevenness", "plane_axis"),
-            ),
-            Output(
-                "sweep_naive_total",
-                "total change over the typical keys, naive",
-                "1",
-                ("unevenness",),
-            ),
-            Output(
-                "sweep_opt_total",
-                "total change over the typical keys, preconditioned",
-                "1",
-                ("unevenness",),
-            ),
-            Output(
-                "angle_within_10_from",
-                "unevenness from which the angle stays under 10 degrees",
-                "1",
-            ),
-            Output("naive_cost_spread", "range of the naive expected cost over the sweep", "1"),
-            Output(
-                "opt_cost_decreasing", "1 if the preconditioned cost falls along the sweep", "1"
-            ),
-            Output(
-                "orthonormal_recall_error", "largest Hebbian read error, d orthonormal keys", "1"
-            ),
-            Output("lsq_min_sse_at_d", "least summed squared error of d random pairs", "1"),
-            Output("lsq_min_sse_past_d", "least summed squared error of d+1 random pairs", "1"),
-            Output(
-                "lsq_solver_min_sse_at_d",
-                "least summed squared error of d random pairs, numpy lstsq",
-                "1",
-            ),
-            Output(
-                "lsq_solver_min_sse_past_d",
-                "least summed squared error of d+1 random pairs, numpy lstsq",
-                "1",
-            ),
-            Output("store_numbers", "numbers in a d x d store", "1"),
-            Output(
-                "edit_mc_sq_change_over_trace",
-                "mean |Delta k|^2 over fresh keys with second moment Sigma over tr(Delta Sigma "
-                "Delta^T), random Delta and Sigma",
-                "1",
-                ("edit_rep",),
-            ),
-            Output(
-                "edit_mc_opt_over_closed",
-                "mean |Delta k|^2 of the preconditioned edit over |r|^2/(k*^T Sigma^-1 k*)",
-                "1",
-                ("edit_rep",),
-            ),
-            Output(
-                "edit_mc_naive_over_closed",
-                "mean |Delta k|^2 of the naive edit over |r|^2 k*^T Sigma k*/(k*^T k*)^2",
-                "1",
-                ("edit_rep",),
-            ),
-            Output(
-                "whitened_query_gap",
-                "least-squares read minus Hebbian read of a whitened query",
-                "1",
-            ),
-        ),
-        coords={
-            "unevenness": lambda **p: unevenness_levels(p["unevenness_max"], p["unevenness_step"]),
-            "axis": [1, 2],
-            "axis2": [1, 2],
-            "pair3": [1, 2, 3],
-            "plane_axis": ["along_kstar", "across"],
-            "edit_rep": list(range(EDIT_MC_REPS)),
-        },
-        sections=(
-            "first-principles D1: worked example, capacity bound, gradient Check (lines 784-802)",
-            "first-principles D2: MLP as memory, the rank-one edit, Check and figure (804-860)",
-            "memory-math ch5 (lines 20-26), D14, D17 (line 68)",
-        ),
-    ),
-]

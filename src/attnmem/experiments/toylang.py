@@ -188,4 +188,3 @@ def encode(words: str, n_names: int, n_fillers: int) -> np.ndarray:
     return np.array([index[w] for w in words.split()], dtype=np.int64)
 
 
-EXPERIMENTS: list = []  # the ToyLang experiments live in the modules of the models they test

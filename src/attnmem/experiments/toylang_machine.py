@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import brentq
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, ints, real, reals, seeds
 from . import ngram
 from . import toylang as tl
 from .softmax import softmax
@@ -456,6 +456,123 @@ ABLATION_LAYOUTS = ("plain", "clause_independent", "clause_distinct")
 # ----------------------------------------------------------------------------- experiments
 
 
+DRAW_CASES = (("no_layer1", "plain"), ("no_position", "clause_independent"))
+
+DRAWS = 200
+
+_ABLATION_OUTPUTS = (
+    Output("right", "copies right", "sentences", ("machine", "layout", "copy")),
+    Output(
+        "right_caption",
+        "copies right among the first caption_sentences",
+        "sentences",
+        ("machine", "layout", "copy"),
+    ),
+    Output("prob_answer", "mean probability of the answer", dims=("machine", "layout", "copy")),
+    Output(
+        "prob_mean_copies",
+        "probability of the answer averaged over sentences and both copies",
+        dims=("machine", "layout"),
+    ),
+    Output(
+        "lemma_right",
+        "assignments answered right in sentence (a), (b)",
+        "assignments",
+        ("machine", "lemma_sentence"),
+    ),
+    Output("lemma_assignments", "assignments of four distinct names", "assignments"),
+    Output(
+        "right_draws",
+        "copies right in one draw of `sentences` sentences (beta 12 only)",
+        "sentences",
+        ("draw", "case", "copy"),
+    ),
+    Output(
+        "right_draws_caption",
+        "copies right among the first caption_sentences of one draw (beta 12 only)",
+        "sentences",
+        ("draw", "case", "copy"),
+    ),
+)
+
+_ABLATION_COORDS = {
+    "machine": MACHINES,
+    "layout": ABLATION_LAYOUTS,
+    "copy": COPIES,
+    "lemma_sentence": ("a", "b"),
+    "draw": tuple(range(DRAWS)),
+    "case": tuple(f"{m}.{lay}" for m, lay in DRAW_CASES),
+}
+
+BOUND_N = (40, 44, 64, 100)  # positions seen: plain L = 30, with the clause, n_max, Exercise 2
+
+NONZERO_PARTS = (
+    "W1Q",
+    "W1K",
+    "W1V",
+    "W1O",
+    "W2Q",
+    "W2K",
+    "W2V",
+    "W2O",
+    "WU",
+    "layer1",
+    "layer2",
+    "total",
+)
+
+
+def _gaps(L_max: int, **_) -> range:
+    return range(L_max + 1)
+
+
+@experiment(
+    grid={"beta": reals(gt=0)},
+    params={
+        "N": integer(min=4, doc="names"),
+        "L": integer(min=0, doc="gap of the drawn sentences"),
+        "sentences": integer(min=1, doc="sentences drawn per grid point"),
+        "caption_sentences": integer(min=1, doc="the first ones, counted apart"),
+        "lemma_names": integer(min=0, doc="names for the lemma's enumeration (0 skips it)"),
+        "shared_draw": integer(
+            min=-1,
+            doc=(
+                "seed of one set of sentences shared by every grid point (-1: each point draws "
+                "its own)"
+            ),
+        ),
+    },
+    outputs=_ABLATION_OUTPUTS,
+    coords=_ABLATION_COORDS,
+    sections=(
+        "first-principles E2: ablations, one-layer machines and the lemma's sentences "
+        "over the sharpness (lines 1197-1216)",
+    ),
+)
+@experiment(
+    name="program_replicates",
+    grid={"beta": reals(gt=0), "seed": seeds()},
+    params={
+        "N": integer(min=4, doc="names"),
+        "L": integer(min=0, doc="gap of the drawn sentences"),
+        "sentences": integer(min=1, doc="sentences drawn per grid point"),
+        "caption_sentences": integer(min=1, doc="the first ones, counted apart"),
+        "lemma_names": integer(min=0, doc="names for the lemma's enumeration (0 skips it)"),
+        "shared_draw": integer(
+            min=-1,
+            doc=(
+                "seed of one set of sentences shared by every grid point (-1: each point draws "
+                "its own)"
+            ),
+        ),
+    },
+    outputs=_ABLATION_OUTPUTS,
+    coords=_ABLATION_COORDS,
+    sections=(
+        "first-principles E2: the ablation counts at the chosen sharpness, replicated "
+        "(lines 1211-1216)",
+    ),
+)
 def program_ablation(
     beta: float,
     rng,
@@ -518,11 +635,9 @@ def program_ablation(
 # The ablation counts the text prints at beta = 12 (line 1212-1213) are single draws of a random
 # count of ``sentences`` sentences; DRAWS independent draws give their distribution, so that a
 # printed count is judged by its quantile. Drawn only at the text's chosen sharpness.
-DRAWS = 200
 DRAW_BETAS = (12.0,)
 # The two ablations whose printed counts vary from draw to draw (the others are the same on
 # every draw and are read from the shared draw).
-DRAW_CASES = (("no_layer1", "plain"), ("no_position", "clause_independent"))
 DRAW_CHUNK = 25  # draws run as one batch
 
 
@@ -554,6 +669,84 @@ def _register_tops(x: np.ndarray, start: int, size: int) -> tuple[np.ndarray, np
     return block.argmax(axis=-1).astype(float), block.max(axis=-1)
 
 
+@experiment(
+    grid={"beta": reals(gt=0), "L": ints(min=0)},
+    params={
+        "N": integer(min=4, doc="names (the printed sentences use four)"),
+    },
+    outputs=(
+        Output("prob", "probability of the answer at its copy position", dims=("layout", "copy")),
+        Output("right", "1 if the argmax of the logits is the answer", dims=("layout", "copy")),
+        Output("l1", "l1 distance of OUT from the answer's one-hot", dims=("layout", "copy")),
+        Output("prob_hard", "probability of the answer, hard attention", dims=("layout", "copy")),
+        Output(
+            "l1_hard", "l1 distance of OUT from the answer, hard attention", dims=("layout", "copy")
+        ),
+        Output(
+            "prob_linear", "probability of the answer, linear attention", dims=("layout", "copy")
+        ),
+        Output("l1_linear", "l1 distance of OUT from the answer, linear", dims=("layout", "copy")),
+        Output(
+            "prev_left_match",
+            "share of positions whose PREV holds the left token",
+            dims=("layout",),
+        ),
+        Output("layer1_weight_gap", "largest |a_t,t-1 - e^beta/(e^beta+t)|", dims=("layout",)),
+        Output(
+            "layer2_keys_exact",
+            "1 if the hard-limit layer-2 keys are (1,0) at gave, (0,1) after it, else 0",
+            dims=("layout",),
+        ),
+        Output(
+            "value_l1_max_rest",
+            "largest l1 norm of a layer-2 value past position 0",
+            dims=("layout",),
+        ),
+        Output(
+            "layer2_target_offset",
+            "position layer 2 reads most at the copy, minus that of gave",
+            "positions",
+            ("layout", "copy"),
+        ),
+        Output("n_max", "positions the one-hot code addresses", "positions"),
+        Output("state_numbers", "numbers in the layer-1 fast-weight state |V| n_max"),
+        Output(
+            "attention",
+            "attention weight of query position on key position",
+            dims=("layout", "layer", "query", "key"),
+        ),
+        Output("token", "token id at each position", dims=("layout", "position")),
+        Output("prev_top", "token id with the largest weight in PREV", dims=("layout", "position")),
+        Output("prev_weight", "that largest weight in PREV", dims=("layout", "position")),
+        Output("out_top", "token id with the largest weight in OUT", dims=("layout", "position")),
+        Output("out_weight", "that largest weight in OUT", dims=("layout", "position")),
+        Output("value_l1", "l1 norm of the layer-2 value vector", dims=("layout", "position")),
+        Output("bound_n", "positions of the clause sentence (n of the bound)", "positions"),
+        Output("bound_eps", "eps = n exp(-beta)"),
+        Output("bound_delta", "delta = n exp(-beta (1 - 2 eps))"),
+        Output("bound_Delta", "bound 2 eps + 3 delta on the l1 error of OUT"),
+        Output("bound_certifies", "1 if eps <= 1/4 and the bound is below 1"),
+        Output("certified_beta", "smallest beta the bound certifies at this n"),
+        Output("certified_beta_n", "smallest beta the bound certifies", dims=("n_positions",)),
+        Output("hard_limit_formula", "exp(kappa) / (exp(kappa) + |V| - 1)"),
+        Output("exp_kappa", "exp(kappa)"),
+        Output("vocab", "vocabulary size |V| = N + 15", "tokens"),
+        Output("d_model", "width of the residual stream 3|V| + n_max"),
+        Output("nonzeros", "nonzero entries of each matrix and in all", dims=("part",)),
+    ),
+    coords={
+        "layout": ("plain", "clause"),
+        "copy": COPIES,
+        "layer": (1, 2),
+        "n_positions": BOUND_N,
+        "part": NONZERO_PARTS,
+    },
+    sections=(
+        "first-principles E2: the two-layer program, its sizes, its runs at finite and "
+        "infinite sharpness, the maps and registers figures, the sharpness bound "
+        "(lines 1103-1196)",
+    ),
+)
 def toylang_program(beta: float, L: int, N: int) -> dict:
     """The program on the sentences the text runs at sharpness beta and gap L: the plain example
     and the clause-first prompt. Per layout: probability of each answer, argmax right, l1 gap of
@@ -638,24 +831,6 @@ def toylang_program(beta: float, L: int, N: int) -> dict:
     }
 
 
-BOUND_N = (40, 44, 64, 100)  # positions seen: plain L = 30, with the clause, n_max, Exercise 2
-
-NONZERO_PARTS = (
-    "W1Q",
-    "W1K",
-    "W1V",
-    "W1O",
-    "W2Q",
-    "W2K",
-    "W2V",
-    "W2O",
-    "WU",
-    "layer1",
-    "layer2",
-    "total",
-)
-
-
 def gap_sentences(rng, n_names: int, gap: int, max_pairs: int) -> np.ndarray:
     """Sentences at one gap: one per ordered pair of names when there are at most ``max_pairs``
     pairs, else N sentences in which every name is X once and Y once (pairs (i, i+k) for a shift
@@ -671,6 +846,72 @@ def gap_sentences(rng, n_names: int, gap: int, max_pairs: int) -> np.ndarray:
     return tl.assemble(x, y, t, fillers, n_names)
 
 
+@experiment(
+    grid={"N": ints(min=2, ranges=False)},
+    params={
+        "L_max": integer(
+            min=0, doc="longest gap (gaps too long for the position code are skipped)"
+        ),
+        "beta": real(gt=0, doc="sharpness of the finite run"),
+        "max_pairs": integer(min=2, doc="run every ordered pair up to this many"),
+    },
+    outputs=(
+        Output(
+            "fraction_right", "fraction of copies right", dims=("L", "layout", "attention", "copy")
+        ),
+        Output(
+            "all_right",
+            "smallest fraction right over every gap run",
+            dims=("layout", "attention", "copy"),
+        ),
+        Output(
+            "min_prob",
+            "smallest probability of the answer",
+            dims=("L", "layout", "attention", "copy"),
+        ),
+        Output(
+            "n_sentences",
+            "sentences run (NaN: too long for the position code)",
+            dims=("L", "layout"),
+        ),
+        Output(
+            "longest_gap_run", "longest gap that fits the position code", "fillers", ("layout",)
+        ),
+        Output("names_covered", "distinct names run as X, as Y", dims=("role",)),
+        Output("y_distance", "tokens from the first Y to the second", "tokens", ("L",)),
+        Output("x_distance", "tokens from X to the final X", "tokens", ("L",)),
+        Output("bag_copy_nats", "bag-of-words cost of a copied name", "nats", ("L",)),
+        Output("bag_copy_ratio", "(10+L)N/4, whose log is that cost", dims=("L",)),
+        Output(
+            "short_window_nats", "cost of X for a window one short of its source", "nats", ("L",)
+        ),
+        Output("one_token_window_nats", "cost of X for a window of one token", "nats", ("L",)),
+        Output("source_window_nats", "cost of X for a window reaching its source", "nats", ("L",)),
+        Output("table_contexts", "contexts a table needs to pay 0 on X", dims=("L",)),
+        Output("ordered_pairs", "ordered pairs of distinct names N(N-1)", dims=("L",)),
+        Output(
+            "all_pairs_right",
+            "copies right over every ordered pair at L = 0, 17, 30 (plain, beta)",
+            "predictions",
+        ),
+        Output(
+            "all_pairs_predictions",
+            "copies asked over every ordered pair at L = 0, 17, 30",
+            "predictions",
+        ),
+    ),
+    coords={
+        "L": _gaps,
+        "layout": ("plain", "clause"),
+        "attention": ("hard", "softmax"),
+        "copy": COPIES,
+        "role": ("X", "Y"),
+    },
+    sections=(
+        "first-principles E1 opening numbers (line 1084) and E2: the program at every gap "
+        "and for every name (lines 1104, 1142)",
+    ),
+)
 def program_gaps(N: int, L_max: int, rng, beta: float, max_pairs: int) -> dict:
     """Every gap L = 0..L_max (up to what the 64-slot position code holds): the program in the
     hard limit and at ``beta`` on the sentences of gap_sentences, plain and with a clause in
@@ -741,253 +982,3 @@ def all_pairs_right(n_names: int, beta: float, gaps) -> tuple[float, float]:
                 right += int(sc[copy]["right"].sum())
                 made += len(s)
     return float(right), float(made)
-
-
-def _gaps(L_max: int, **_) -> range:
-    return range(L_max + 1)
-
-
-EXPERIMENTS = [
-    Experiment(
-        name="toylang_program",
-        func=toylang_program,
-        grid=("beta", "L"),
-        params=("N",),
-        outputs=(
-            Output(
-                "prob", "probability of the answer at its copy position", "1", ("layout", "copy")
-            ),
-            Output("right", "1 if the argmax of the logits is the answer", "1", ("layout", "copy")),
-            Output("l1", "l1 distance of OUT from the answer's one-hot", "1", ("layout", "copy")),
-            Output(
-                "prob_hard", "probability of the answer, hard attention", "1", ("layout", "copy")
-            ),
-            Output(
-                "l1_hard",
-                "l1 distance of OUT from the answer, hard attention",
-                "1",
-                ("layout", "copy"),
-            ),
-            Output(
-                "prob_linear",
-                "probability of the answer, linear attention",
-                "1",
-                ("layout", "copy"),
-            ),
-            Output(
-                "l1_linear", "l1 distance of OUT from the answer, linear", "1", ("layout", "copy")
-            ),
-            Output(
-                "prev_left_match",
-                "share of positions whose PREV holds the left token",
-                "1",
-                ("layout",),
-            ),
-            Output("layer1_weight_gap", "largest |a_t,t-1 - e^beta/(e^beta+t)|", "1", ("layout",)),
-            Output(
-                "layer2_keys_exact",
-                "1 if the hard-limit layer-2 keys are (1,0) at gave, (0,1) after it, else 0",
-                "1",
-                ("layout",),
-            ),
-            Output(
-                "value_l1_max_rest",
-                "largest l1 norm of a layer-2 value past position 0",
-                "1",
-                ("layout",),
-            ),
-            Output(
-                "layer2_target_offset",
-                "position layer 2 reads most at the copy, minus that of gave",
-                "positions",
-                ("layout", "copy"),
-            ),
-            Output("n_max", "positions the one-hot code addresses", "positions"),
-            Output("state_numbers", "numbers in the layer-1 fast-weight state |V| n_max", "1"),
-            Output(
-                "attention",
-                "attention weight of query position on key position",
-                "1",
-                ("layout", "layer", "query", "key"),
-            ),
-            Output("token", "token id at each position", "1", ("layout", "position")),
-            Output(
-                "prev_top", "token id with the largest weight in PREV", "1", ("layout", "position")
-            ),
-            Output("prev_weight", "that largest weight in PREV", "1", ("layout", "position")),
-            Output(
-                "out_top", "token id with the largest weight in OUT", "1", ("layout", "position")
-            ),
-            Output("out_weight", "that largest weight in OUT", "1", ("layout", "position")),
-            Output("value_l1", "l1 norm of the layer-2 value vector", "1", ("layout", "position")),
-            Output("bound_n", "positions of the clause sentence (n of the bound)", "positions"),
-            Output("bound_eps", "eps = n exp(-beta)", "1"),
-            Output("bound_delta", "delta = n exp(-beta (1 - 2 eps))", "1"),
-            Output("bound_Delta", "bound 2 eps + 3 delta on the l1 error of OUT", "1"),
-            Output("bound_certifies", "1 if eps <= 1/4 and the bound is below 1", "1"),
-            Output("certified_beta", "smallest beta the bound certifies at this n", "1"),
-            Output("certified_beta_n", "smallest beta the bound certifies", "1", ("n_positions",)),
-            Output("hard_limit_formula", "exp(kappa) / (exp(kappa) + |V| - 1)", "1"),
-            Output("exp_kappa", "exp(kappa)", "1"),
-            Output("vocab", "vocabulary size |V| = N + 15", "tokens"),
-            Output("d_model", "width of the residual stream 3|V| + n_max", "1"),
-            Output("nonzeros", "nonzero entries of each matrix and in all", "1", ("part",)),
-        ),
-        coords={
-            "layout": ("plain", "clause"),
-            "copy": COPIES,
-            "layer": (1, 2),
-            "n_positions": BOUND_N,
-            "part": NONZERO_PARTS,
-        },
-        sections=(
-            "first-principles E2: the two-layer program, its sizes, its runs at finite and "
-            "infinite sharpness, the maps and registers figures, the sharpness bound "
-            "(lines 1103-1196)",
-        ),
-    ),
-    Experiment(
-        name="program_gaps",
-        func=program_gaps,
-        grid=("N",),
-        params=("L_max", "beta", "max_pairs"),
-        outputs=(
-            Output(
-                "fraction_right",
-                "fraction of copies right",
-                "1",
-                ("L", "layout", "attention", "copy"),
-            ),
-            Output(
-                "all_right",
-                "smallest fraction right over every gap run",
-                "1",
-                ("layout", "attention", "copy"),
-            ),
-            Output(
-                "min_prob",
-                "smallest probability of the answer",
-                "1",
-                ("L", "layout", "attention", "copy"),
-            ),
-            Output(
-                "n_sentences",
-                "sentences run (NaN: too long for the position code)",
-                "1",
-                ("L", "layout"),
-            ),
-            Output(
-                "longest_gap_run", "longest gap that fits the position code", "fillers", ("layout",)
-            ),
-            Output("names_covered", "distinct names run as X, as Y", "1", ("role",)),
-            Output("y_distance", "tokens from the first Y to the second", "tokens", ("L",)),
-            Output("x_distance", "tokens from X to the final X", "tokens", ("L",)),
-            Output("bag_copy_nats", "bag-of-words cost of a copied name", "nats", ("L",)),
-            Output("bag_copy_ratio", "(10+L)N/4, whose log is that cost", "1", ("L",)),
-            Output(
-                "short_window_nats",
-                "cost of X for a window one short of its source",
-                "nats",
-                ("L",),
-            ),
-            Output("one_token_window_nats", "cost of X for a window of one token", "nats", ("L",)),
-            Output(
-                "source_window_nats", "cost of X for a window reaching its source", "nats", ("L",)
-            ),
-            Output("table_contexts", "contexts a table needs to pay 0 on X", "1", ("L",)),
-            Output("ordered_pairs", "ordered pairs of distinct names N(N-1)", "1", ("L",)),
-            Output(
-                "all_pairs_right",
-                "copies right over every ordered pair at L = 0, 17, 30 (plain, beta)",
-                "predictions",
-            ),
-            Output(
-                "all_pairs_predictions",
-                "copies asked over every ordered pair at L = 0, 17, 30",
-                "predictions",
-            ),
-        ),
-        coords={
-            "L": _gaps,
-            "layout": ("plain", "clause"),
-            "attention": ("hard", "softmax"),
-            "copy": COPIES,
-            "role": ("X", "Y"),
-        },
-        sections=(
-            "first-principles E1 opening numbers (line 1084) and E2: the program at every gap "
-            "and for every name (lines 1104, 1142)",
-        ),
-    ),
-]
-
-_ABLATION_OUTPUTS = (
-    Output("right", "copies right", "sentences", ("machine", "layout", "copy")),
-    Output(
-        "right_caption",
-        "copies right among the first caption_sentences",
-        "sentences",
-        ("machine", "layout", "copy"),
-    ),
-    Output("prob_answer", "mean probability of the answer", "1", ("machine", "layout", "copy")),
-    Output(
-        "prob_mean_copies",
-        "probability of the answer averaged over sentences and both copies",
-        "1",
-        ("machine", "layout"),
-    ),
-    Output(
-        "lemma_right",
-        "assignments answered right in sentence (a), (b)",
-        "assignments",
-        ("machine", "lemma_sentence"),
-    ),
-    Output("lemma_assignments", "assignments of four distinct names", "assignments"),
-    Output(
-        "right_draws",
-        "copies right in one draw of `sentences` sentences (beta 12 only)",
-        "sentences",
-        ("draw", "case", "copy"),
-    ),
-    Output(
-        "right_draws_caption",
-        "copies right among the first caption_sentences of one draw (beta 12 only)",
-        "sentences",
-        ("draw", "case", "copy"),
-    ),
-)
-_ABLATION_COORDS = {
-    "machine": MACHINES,
-    "layout": ABLATION_LAYOUTS,
-    "copy": COPIES,
-    "lemma_sentence": ("a", "b"),
-    "draw": tuple(range(DRAWS)),
-    "case": tuple(f"{m}.{lay}" for m, lay in DRAW_CASES),
-}
-_ABLATION_PARAMS = ("N", "L", "sentences", "caption_sentences", "lemma_names", "shared_draw")
-EXPERIMENTS += [
-    Experiment(
-        name="program_ablation",
-        func=program_ablation,
-        grid=("beta",),
-        params=_ABLATION_PARAMS,
-        outputs=_ABLATION_OUTPUTS,
-        coords=_ABLATION_COORDS,
-        sections=(
-            "first-principles E2: ablations, one-layer machines and the lemma's sentences "
-            "over the sharpness (lines 1197-1216)",
-        ),
-    ),
-    Experiment(
-        name="program_replicates",
-        func=program_ablation,
-        grid=("beta", "seed"),
-        params=_ABLATION_PARAMS,
-        outputs=_ABLATION_OUTPUTS,
-        coords=_ABLATION_COORDS,
-        sections=(
-            "first-principles E2: the ablation counts at the chosen sharpness, replicated "
-            "(lines 1211-1216)",
-        ),
-    ),
-]

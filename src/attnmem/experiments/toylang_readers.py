@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, real, seeds
 from . import toylang
 from .fast_weights import (
     delta_states,
@@ -53,6 +53,48 @@ def first_name_answers(K, V, gate, beta: float) -> dict:
     return np.stack([hebb, delta, ls, soft])
 
 
+@experiment(
+    grid={"seed": seeds()},
+    params={
+        "N": integer(min=2),
+        "F": integer(min=1),
+        "d": integer(min=1),
+        "sentences": integer(min=1),
+        "L_max": integer(min=0),
+        "L_step": integer(min=1),
+        "beta": real(gt=0),
+    },
+    outputs=(
+        Output(
+            "accuracy",
+            "share of sentences whose first word the reader names",
+            dims=("gate", "reader", "L"),
+        ),
+        Output(
+            "wrong_share",
+            "share of sentences whose first word the reader gets wrong",
+            dims=("gate", "reader", "L"),
+        ),
+        Output("accuracy_min", "lowest share over the gaps", dims=("gate", "reader")),
+        Output("accuracy_max", "highest share over the gaps", dims=("gate", "reader")),
+        Output(
+            "accuracy_change", "share at the largest gap minus at L = 0", dims=("gate", "reader")
+        ),
+        Output(
+            "delta_minus_hebbian", "delta rule's share minus the Hebbian share", dims=("gate", "L")
+        ),
+        Output("pairs_written", "pairs written per sentence (mean)", "pairs", ("gate", "L")),
+        Output("state_numbers", "numbers the state holds", "numbers"),
+        Output("cache_numbers", "numbers the cache holds when asked", "numbers", ("L",)),
+        Output("chance", "share named by guessing a name"),
+    ),
+    coords={
+        "gate": list(GATES),
+        "reader": list(READERS),
+        "L": lambda **p: list(range(0, p["L_max"] + 1, p["L_step"])),
+    },
+    sections=("first-principles D3 (lines 904-906) and D4's gated write (lines 1011-1012)",),
+)
 def toylang_readers(
     seed: int,
     N: int,
@@ -96,51 +138,3 @@ def toylang_readers(
         "cache_numbers": 2.0 * d * (np.array(gaps) + 8),
         "chance": 1.0 / N,
     }
-
-
-EXPERIMENTS = [
-    Experiment(
-        name="toylang_readers",
-        func=toylang_readers,
-        grid=("seed",),
-        params=("N", "F", "d", "sentences", "L_max", "L_step", "beta"),
-        outputs=(
-            Output(
-                "accuracy",
-                "share of sentences whose first word the reader names",
-                "1",
-                ("gate", "reader", "L"),
-            ),
-            Output(
-                "wrong_share",
-                "share of sentences whose first word the reader gets wrong",
-                "1",
-                ("gate", "reader", "L"),
-            ),
-            Output("accuracy_min", "lowest share over the gaps", "1", ("gate", "reader")),
-            Output("accuracy_max", "highest share over the gaps", "1", ("gate", "reader")),
-            Output(
-                "accuracy_change",
-                "share at the largest gap minus at L = 0",
-                "1",
-                ("gate", "reader"),
-            ),
-            Output(
-                "delta_minus_hebbian",
-                "delta rule's share minus the Hebbian share",
-                "1",
-                ("gate", "L"),
-            ),
-            Output("pairs_written", "pairs written per sentence (mean)", "pairs", ("gate", "L")),
-            Output("state_numbers", "numbers the state holds", "numbers"),
-            Output("cache_numbers", "numbers the cache holds when asked", "numbers", ("L",)),
-            Output("chance", "share named by guessing a name", "1"),
-        ),
-        coords={
-            "gate": list(GATES),
-            "reader": list(READERS),
-            "L": lambda **p: list(range(0, p["L_max"] + 1, p["L_step"])),
-        },
-        sections=("first-principles D3 (lines 904-906) and D4's gated write (lines 1011-1012)",),
-    ),
-]

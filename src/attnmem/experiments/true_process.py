@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..spec import Experiment, Output
+from ..spec import Output, experiment, integer, ints, seeds
 from . import toylang as tl
 from .softmax import entropy_nats
 
@@ -86,6 +86,73 @@ def copy_costs_one_filler(n_names: int, gap: int) -> np.ndarray:
     return np.array([tl.conditional_entropy(s, int(p), None) for p in found])
 
 
+@experiment(
+    grid={"N": ints(min=2, ranges=False), "L": ints(min=0)},
+    params={
+        "F": integer(min=1, doc="filler words"),
+    },
+    outputs=(
+        Output(
+            "position_cost",
+            "true-process cost of the token at each position",
+            "nats",
+            ("position",),
+        ),
+        Output("choice_terms", "the four terms of the sentence cost", "nats", ("term",)),
+        Output("sentence_nats", "true-process cost of a sentence (its entropy)", "nats"),
+        Output("sentence_count", "number of sentences N(N-1)3F^L", "sentences"),
+        Output("log_sentence_count", "natural log of the number of sentences", "nats"),
+        Output("entropy_count_gap", "|summed position costs - ln(number of sentences)|", "nats"),
+        Output("per_token_nats", "sentence cost divided by its 10+L tokens", "nats"),
+        Output("perplexity", "exp of the per-token cost"),
+        Output("bits_per_nat", "bits in one nat, 1/ln 2", "bits"),
+        Output("sentence_bits", "true-process cost of a sentence in bits", "bits"),
+        Output("filler_step_nats", "growth of the sentence cost for one more filler", "nats"),
+        Output("sentence_length", "tokens in a sentence", "tokens"),
+        Output("y_copy_position", "position of the copied Y", "position"),
+        Output("y_copy_distance", "tokens between the copied Y and its source", "tokens"),
+        Output("x_copy_position", "position of the copied X", "position"),
+        Output("x_copy_distance", "tokens between the copied X and its source", "tokens"),
+        Output(
+            "y_copy_reach",
+            "tokens from the repeated Y back to its first occurrence, counted on a sentence",
+            "tokens",
+        ),
+        Output(
+            "x_copy_reach",
+            "tokens from the repeated X back to its first occurrence, counted on a sentence",
+            "tokens",
+        ),
+        Output("y_copy_found_at", "position of the repeated Y, found on a sentence", "position"),
+        Output("x_copy_found_at", "position of the repeated X, found on a sentence", "position"),
+        Output(
+            "y_copy_cost_enumerated",
+            "exact cost of the copied Y, enumerated with one filler word",
+            "nats",
+        ),
+        Output(
+            "x_copy_cost_enumerated",
+            "exact cost of the copied X, enumerated with one filler word",
+            "nats",
+        ),
+        Output("y_copy_cost", "true-process cost of the copied Y", "nats"),
+        Output("x_copy_cost", "true-process cost of the copied X", "nats"),
+        Output("final_cost_previous_word", "cost of the final name seeing one token back", "nats"),
+        Output("final_cost_previous_two", "cost of the final name seeing two tokens back", "nats"),
+        Output("final_cost_full_prefix", "cost of the final name seeing the whole prefix", "nats"),
+        Output("min_zero_window", "smallest window that makes the final name free", "tokens"),
+        Output("n_contexts", "distinct full prefixes in front of the final name", "contexts"),
+        Output("n_random_positions", "positions with a random token", "positions"),
+        Output("n_copies", "name positions the true process gets for free", "positions"),
+        Output("n_fixed", "positions fixed by the template", "positions"),
+        Output("n_choice_groups", "random choices, counting the filler block as one"),
+    ),
+    coords={"term": TERMS},
+    sections=(
+        "first-principles: The ruler (lines 16-18)",
+        "first-principles: A1, the ruler and its cost per position (lines 96-117)",
+    ),
+)
 def ruler_costs(N: int, L: int, F: int) -> dict:
     """The true process on a sentence with N names, F fillers and a gap of L: its cost at every
     position, per sentence, per token, in bits and as a perplexity, the copies' positions and
@@ -175,6 +242,59 @@ def prefix_probabilities(sentences: np.ndarray, base: int) -> tuple[np.ndarray, 
     return probs, uniform
 
 
+@experiment(
+    grid={"N": ints(min=2, ranges=False), "L": ints(min=0), "F": ints()},
+    outputs=(
+        Output("n_sentences", "distinct sentences in the enumeration", "sentences"),
+        Output("n_rows", "rows the enumeration produced", "sentences"),
+        Output("n_closed_form", "N(N-1)3F^L", "sentences"),
+        Output("count_gap", "|enumerated count - N(N-1)3F^L|", "sentences"),
+        Output("all_distinct", "1 if no sentence is enumerated twice"),
+        Output("log_count", "natural log of the number of sentences", "nats"),
+        Output("sentence_length", "tokens per enumerated sentence", "tokens"),
+        Output(
+            "position_cost",
+            "exact conditional entropy of each position given its prefix",
+            "nats",
+            ("position",),
+        ),
+        Output("position_cost_gap", "largest gap between enumerated and closed-form costs", "nats"),
+        Output("entropy_sum", "sum of the per-position conditional entropies", "nats"),
+        Output(
+            "entropy_formula_gap", "|enumerated entropy - (ln N + ln(N-1) + ln 3 + L ln F)|", "nats"
+        ),
+        Output(
+            "chain_rule_gap",
+            "largest gap, over sentences, between the summed next-token costs and ln count",
+            "nats",
+        ),
+        Output("uniform_conditionals", "1 if every next-token law is uniform over its support"),
+        Output(
+            "final_window_cost",
+            "exact cost of the final name seeing the last w tokens",
+            "nats",
+            ("window",),
+        ),
+        Output("min_zero_window", "smallest window that makes the final name free", "tokens"),
+        Output("n_contexts", "distinct prefixes in front of the final name", "contexts"),
+        Output("y_copy_cost", "exact cost of the copied Y", "nats"),
+        Output("x_copy_cost", "exact cost of the copied X", "nats"),
+        Output(
+            "n_free_names",
+            "name positions with zero enumerated conditional entropy (copies)",
+            "positions",
+        ),
+        Output(
+            "n_random_positions",
+            "positions with positive enumerated conditional entropy",
+            "positions",
+        ),
+    ),
+    sections=(
+        "first-principles: The ruler (lines 16-18)",
+        "first-principles: A1, the chain rule and the ruler (lines 58-117)",
+    ),
+)
 def ruler_enumeration(N: int, L: int, F: int) -> dict:
     """The same ruler read off every sentence of a small language: the count, each position's
     exact conditional entropy, the chain rule sentence by sentence, and what a predictor of the
@@ -278,6 +398,33 @@ def chain_rule_gap(joint: np.ndarray) -> float:
     return float(np.max(np.abs(np.log(joint) - log_sum)))
 
 
+@experiment(
+    grid={"K": ints(min=2, ranges=False), "seed": seeds()},
+    params={
+        "pairs": integer(min=1),
+        "max_length": integer(min=1, max=6),
+    },
+    outputs=(
+        Output("min_gap", "smallest H(P,p) - H(P) over random pairs", "nats"),
+        Output("self_gap", "largest |H(P,P) - H(P)|", "nats"),
+        Output(
+            "min_bound_slack", "smallest H(P,p) - H(P) - (1 - sum p) over sub-normalised p", "nats"
+        ),
+        Output("log_bound_max", "largest ln u - (u - 1) over a grid of u"),
+        Output("log_bound_at_one", "ln u - (u - 1) at u = 1"),
+        Output(
+            "chain_gap",
+            "largest |ln p(w) - sum ln p(w_t|w_<t)| for random laws",
+            "nats",
+            ("length",),
+        ),
+        Output("check_cross_entropy", "H(P,p) of the printed Check", "nats"),
+        Output("check_entropy", "H(P) of the printed Check", "nats"),
+        Output("check_gap", "H(P,p) - H(P) of the printed Check", "nats"),
+    ),
+    coords={"length": lambda pairs, max_length: range(1, max_length + 1)},
+    sections=("first-principles: A1, chain rule and cross-entropy (lines 58-95)",),
+)
 def probability_identities(
     K: int, seed: int, rng: np.random.Generator, pairs: int, max_length: int
 ) -> dict:
@@ -308,175 +455,3 @@ def probability_identities(
         "check_entropy": h_p,
         "check_gap": h_pq - h_p,
     }
-
-
-EXPERIMENTS = [
-    Experiment(
-        name="ruler_costs",
-        func=ruler_costs,
-        grid=("N", "L"),
-        params=("F",),
-        outputs=(
-            Output(
-                "position_cost",
-                "true-process cost of the token at each position",
-                "nats",
-                ("position",),
-            ),
-            Output("choice_terms", "the four terms of the sentence cost", "nats", ("term",)),
-            Output("sentence_nats", "true-process cost of a sentence (its entropy)", "nats"),
-            Output("sentence_count", "number of sentences N(N-1)3F^L", "sentences"),
-            Output("log_sentence_count", "natural log of the number of sentences", "nats"),
-            Output(
-                "entropy_count_gap", "|summed position costs - ln(number of sentences)|", "nats"
-            ),
-            Output("per_token_nats", "sentence cost divided by its 10+L tokens", "nats"),
-            Output("perplexity", "exp of the per-token cost", "1"),
-            Output("bits_per_nat", "bits in one nat, 1/ln 2", "bits"),
-            Output("sentence_bits", "true-process cost of a sentence in bits", "bits"),
-            Output("filler_step_nats", "growth of the sentence cost for one more filler", "nats"),
-            Output("sentence_length", "tokens in a sentence", "tokens"),
-            Output("y_copy_position", "position of the copied Y", "position"),
-            Output("y_copy_distance", "tokens between the copied Y and its source", "tokens"),
-            Output("x_copy_position", "position of the copied X", "position"),
-            Output("x_copy_distance", "tokens between the copied X and its source", "tokens"),
-            Output(
-                "y_copy_reach",
-                "tokens from the repeated Y back to its first occurrence, counted on a sentence",
-                "tokens",
-            ),
-            Output(
-                "x_copy_reach",
-                "tokens from the repeated X back to its first occurrence, counted on a sentence",
-                "tokens",
-            ),
-            Output(
-                "y_copy_found_at", "position of the repeated Y, found on a sentence", "position"
-            ),
-            Output(
-                "x_copy_found_at", "position of the repeated X, found on a sentence", "position"
-            ),
-            Output(
-                "y_copy_cost_enumerated",
-                "exact cost of the copied Y, enumerated with one filler word",
-                "nats",
-            ),
-            Output(
-                "x_copy_cost_enumerated",
-                "exact cost of the copied X, enumerated with one filler word",
-                "nats",
-            ),
-            Output("y_copy_cost", "true-process cost of the copied Y", "nats"),
-            Output("x_copy_cost", "true-process cost of the copied X", "nats"),
-            Output(
-                "final_cost_previous_word", "cost of the final name seeing one token back", "nats"
-            ),
-            Output(
-                "final_cost_previous_two", "cost of the final name seeing two tokens back", "nats"
-            ),
-            Output(
-                "final_cost_full_prefix", "cost of the final name seeing the whole prefix", "nats"
-            ),
-            Output("min_zero_window", "smallest window that makes the final name free", "tokens"),
-            Output("n_contexts", "distinct full prefixes in front of the final name", "contexts"),
-            Output("n_random_positions", "positions with a random token", "positions"),
-            Output("n_copies", "name positions the true process gets for free", "positions"),
-            Output("n_fixed", "positions fixed by the template", "positions"),
-            Output("n_choice_groups", "random choices, counting the filler block as one", "1"),
-        ),
-        coords={"term": TERMS},
-        sections=(
-            "first-principles: The ruler (lines 16-18)",
-            "first-principles: A1, the ruler and its cost per position (lines 96-117)",
-        ),
-    ),
-    Experiment(
-        name="ruler_enumeration",
-        func=ruler_enumeration,
-        grid=("N", "L", "F"),
-        outputs=(
-            Output("n_sentences", "distinct sentences in the enumeration", "sentences"),
-            Output("n_rows", "rows the enumeration produced", "sentences"),
-            Output("n_closed_form", "N(N-1)3F^L", "sentences"),
-            Output("count_gap", "|enumerated count - N(N-1)3F^L|", "sentences"),
-            Output("all_distinct", "1 if no sentence is enumerated twice", "1"),
-            Output("log_count", "natural log of the number of sentences", "nats"),
-            Output("sentence_length", "tokens per enumerated sentence", "tokens"),
-            Output(
-                "position_cost",
-                "exact conditional entropy of each position given its prefix",
-                "nats",
-                ("position",),
-            ),
-            Output(
-                "position_cost_gap", "largest gap between enumerated and closed-form costs", "nats"
-            ),
-            Output("entropy_sum", "sum of the per-position conditional entropies", "nats"),
-            Output(
-                "entropy_formula_gap",
-                "|enumerated entropy - (ln N + ln(N-1) + ln 3 + L ln F)|",
-                "nats",
-            ),
-            Output(
-                "chain_rule_gap",
-                "largest gap, over sentences, between the summed next-token costs and ln count",
-                "nats",
-            ),
-            Output(
-                "uniform_conditionals", "1 if every next-token law is uniform over its support", "1"
-            ),
-            Output(
-                "final_window_cost",
-                "exact cost of the final name seeing the last w tokens",
-                "nats",
-                ("window",),
-            ),
-            Output("min_zero_window", "smallest window that makes the final name free", "tokens"),
-            Output("n_contexts", "distinct prefixes in front of the final name", "contexts"),
-            Output("y_copy_cost", "exact cost of the copied Y", "nats"),
-            Output("x_copy_cost", "exact cost of the copied X", "nats"),
-            Output(
-                "n_free_names",
-                "name positions with zero enumerated conditional entropy (copies)",
-                "positions",
-            ),
-            Output(
-                "n_random_positions",
-                "positions with positive enumerated conditional entropy",
-                "positions",
-            ),
-        ),
-        sections=(
-            "first-principles: The ruler (lines 16-18)",
-            "first-principles: A1, the chain rule and the ruler (lines 58-117)",
-        ),
-    ),
-    Experiment(
-        name="probability_identities",
-        func=probability_identities,
-        grid=("K", "seed"),
-        params=("pairs", "max_length"),
-        outputs=(
-            Output("min_gap", "smallest H(P,p) - H(P) over random pairs", "nats"),
-            Output("self_gap", "largest |H(P,P) - H(P)|", "nats"),
-            Output(
-                "min_bound_slack",
-                "smallest H(P,p) - H(P) - (1 - sum p) over sub-normalised p",
-                "nats",
-            ),
-            Output("log_bound_max", "largest ln u - (u - 1) over a grid of u", "1"),
-            Output("log_bound_at_one", "ln u - (u - 1) at u = 1", "1"),
-            Output(
-                "chain_gap",
-                "largest |ln p(w) - sum ln p(w_t|w_<t)| for random laws",
-                "nats",
-                ("length",),
-            ),
-            Output("check_cross_entropy", "H(P,p) of the printed Check", "nats"),
-            Output("check_entropy", "H(P) of the printed Check", "nats"),
-            Output("check_gap", "H(P,p) - H(P) of the printed Check", "nats"),
-        ),
-        coords={"length": lambda pairs, max_length: range(1, max_length + 1)},
-        sections=("first-principles: A1, chain rule and cross-entropy (lines 58-95)",),
-    ),
-]
