@@ -60,7 +60,12 @@ DEFINITIONS: dict = {
             "by": {
                 "oneOf": [
                     {"type": "string"},
-                    {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"type": "string"}},
+                    {
+                        "type": "array",
+                        "minItems": 1,
+                        "uniqueItems": True,
+                        "items": {"type": "string"},
+                    },
                 ]
             },
             "size": {"type": "integer", "minimum": 1},
@@ -144,7 +149,12 @@ DEFINITIONS: dict = {
                 "required": ["count"],
                 "properties": {"count": {"type": "integer", "minimum": 2}},
             },
-            {"type": "array", "minItems": 2, "uniqueItems": True, "items": {"type": "integer", "minimum": 0}},
+            {
+                "type": "array",
+                "minItems": 2,
+                "uniqueItems": True,
+                "items": {"type": "integer", "minimum": 0},
+            },
         ],
     },
 }

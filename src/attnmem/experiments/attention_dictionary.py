@@ -11,14 +11,27 @@ Four experiments:
   the trained-key walk, and the small facts of the toolkit appendices;
 - ``dot_product_scale``: Monte Carlo of q.k for standard normal q, k (the 1/sqrt(d_k) argument)
   and of random unit vectors (near-orthogonality, interference, Jensen).
+
+Each experiment function draws what its parts share and merges one small function per worked
+example or section; the parts consume the grid point's generator in a fixed order. The sweeps
+inside one grid point (betas, head counts, Hopfield temperatures, memory counts) are list
+parameters of the config blocks, and they give the coordinates of their dims.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..spec import Output, experiment, integer, ints, real, reals, seeds
+from ..spec import Output, Param, experiment, integer, ints, real, real_list, reals, seeds
 from .softmax import entropy_nats, softmax, softmax_jacobian
+
+
+def _int_list(min: int, doc: str = "") -> Param:
+    """A parameter that is a list of distinct integers >= ``min``: a sweep inside one grid
+    point whose values are counts (``spec.real_list`` would accept 2.5 heads)."""
+    item = {"type": "integer", "minimum": min}
+    return Param({"type": "array", "minItems": 1, "uniqueItems": True, "items": item}, doc)
+
 
 # ----------------------------------------------------------------------------- the circle
 
@@ -102,24 +115,78 @@ def gaussian_smoother(q, keys, values, beta):
 )
 def soft_dictionary_circle(beta: float, angle: float) -> dict:
     """One unit query at ``angle`` degrees against the seven keys of the circle at ``beta``."""
-    keys, v = unit(CIRCLE_KEY_DEG), CIRCLE_VALUES
     q = unit(angle)
+    out = {}
+    out.update(circle_lookup(q, angle, beta))
+    out.update(share_identities(q, beta))
+    out.update(share_cross_derivatives(q, beta))
+    out.update(kernel_smoother_checks(q, angle, beta))
+    return out
+
+
+def circle_lookup(q: np.ndarray, angle: float, beta: float) -> dict:
+    """Shares, output and hard lookup of one query on the circle (ch6 lines 26-29)."""
+    keys, v = unit(CIRCLE_KEY_DEG), CIRCLE_VALUES
     s = keys @ q
     a, o = soft_read(q, keys, v, beta)
     m = len(v)
     # Hard lookup: the value of the best-matching key; its output jumps across a boundary.
     gap_deg = np.abs((CIRCLE_KEY_DEG - angle + 180.0) % 360.0 - 180.0)
     nearest = int(np.argmin(gap_deg))
+    return {
+        "similarity": s,
+        "weight": a,
+        "output": float(o),
+        "row_sum": float(a.sum()),
+        "min_weight": float(a.min()),
+        "top_weight": float(a.max()),
+        "uniform_gap": float(np.abs(a - 1.0 / m).max()),
+        "nearest_is_top": float(np.argmax(a) == nearest) if beta > 0 else np.nan,
+        "hard_output": float(v[nearest]),
+        "hard_gap": float(abs(o - v[nearest])),
+        "in_hull": float(v.min() - 1e-12 <= o <= v.max() + 1e-12),
+    }
+
+
+def share_identities(q: np.ndarray, beta: float) -> dict:
+    """Ratios, shift, order and outer-product-memory form of the shares (ch6 lines 26-28, 35)."""
+    keys, v = unit(CIRCLE_KEY_DEG), CIRCLE_VALUES
+    s = keys @ q
+    a, o = soft_read(q, keys, v, beta)
     # The ratio of two weights depends only on the score gap. Read it where both weights are
     # representable: at very large beta the far keys underflow to exactly 0.
     with np.errstate(divide="ignore", invalid="ignore"):
         log_ratio = np.log(a)[:, None] - np.log(a)[None, :]
     both = (a[:, None] > 0) & (a[None, :] > 0)
+    return {
+        "ratio_gap": float(np.abs(log_ratio - beta * (s[:, None] - s[None, :]))[both].max()),
+        "memory_form_gap": float(abs(memory_form(q, keys, v, beta) - o)),
+        "shift_gap": float(np.abs(softmax(beta * s + 7.3) - a).max()),
+        "order_kept": float(np.all(np.argsort(-s, kind="stable") == np.argsort(-a, kind="stable")))
+        if beta > 0
+        else np.nan,
+    }
+
+
+def share_cross_derivatives(q: np.ndarray, beta: float) -> dict:
+    """How raising one logit moves the other shares, by formula and by finite differences
+    (ch6 line 26, D6 and appendix C line 68)."""
+    keys, v = unit(CIRCLE_KEY_DEG), CIRCLE_VALUES
+    s = keys @ q
+    a, _ = soft_read(q, keys, v, beta)
     jac = softmax_jacobian(a)
-    off = jac[~np.eye(m, dtype=bool)]
+    off = jac[~np.eye(len(v), dtype=bool)]
+    return {"max_cross_derivative": float(off.max()), **_fd_cross_derivatives(beta * s, a)}
+
+
+def kernel_smoother_checks(q: np.ndarray, angle: float, beta: float) -> dict:
+    """Attention against the Gaussian-kernel smoother, with unit and with stretched keys
+    (ch6 lines 35-36, D19 line 68)."""
+    keys, v = unit(CIRCLE_KEY_DEG), CIRCLE_VALUES
+    a, o = soft_read(q, keys, v, beta)
     g_out, g_w = gaussian_smoother(q, keys, v, beta)
     # D19 fails without unit keys: stretch the keys to lengths 0.5..2 and compare again.
-    lengths = np.linspace(0.5, 2.0, m)
+    lengths = np.linspace(0.5, 2.0, len(v))
     long_keys = keys * lengths[:, None]
     _, o_long = soft_read(q, long_keys, v, beta)
     g_long, _ = gaussian_smoother(q, long_keys, v, beta)
@@ -135,25 +202,6 @@ def soft_dictionary_circle(beta: float, angle: float) -> dict:
     a_pair, _ = soft_read(q, pair, np.zeros(2), beta)
     _, g_pair = gaussian_smoother(q, pair, np.zeros(2), beta)
     return {
-        "similarity": s,
-        "weight": a,
-        "output": float(o),
-        "row_sum": float(a.sum()),
-        "min_weight": float(a.min()),
-        "top_weight": float(a.max()),
-        "uniform_gap": float(np.abs(a - 1.0 / m).max()),
-        "nearest_is_top": float(np.argmax(a) == nearest) if beta > 0 else np.nan,
-        "hard_output": float(v[nearest]),
-        "hard_gap": float(abs(o - v[nearest])),
-        "in_hull": float(v.min() - 1e-12 <= o <= v.max() + 1e-12),
-        "ratio_gap": float(np.abs(log_ratio - beta * (s[:, None] - s[None, :]))[both].max()),
-        "memory_form_gap": float(abs(memory_form(q, keys, v, beta) - o)),
-        "shift_gap": float(np.abs(softmax(beta * s + 7.3) - a).max()),
-        "order_kept": float(np.all(np.argsort(-s, kind="stable") == np.argsort(-a, kind="stable")))
-        if beta > 0
-        else np.nan,
-        "max_cross_derivative": float(off.max()),
-        **_fd_cross_derivatives(beta * s, a),
         "gaussian_gap": float(abs(g_out - o) + np.abs(g_w - a).max()),
         "gaussian_gap_long_keys": float(abs(g_long - o_long)),
         "long_key_ratio": float(a_pair[1] / a_pair[0]),
@@ -180,10 +228,6 @@ def _fd_cross_derivatives(logits: np.ndarray, a: np.ndarray, h: float = 1e-5) ->
 
 
 # ----------------------------------------------------------------------------- the matrix
-
-# The beta axis of the rank figure (a slider in the note; our sweep, default 1 marked).
-RANK_BETAS = (0.0, 0.01, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 14.0, 30.0, 100.0)
-HEAD_COUNTS = (1, 2, 4, 8, 16)
 
 
 def numerical_rank(a: np.ndarray) -> int:
@@ -222,7 +266,9 @@ def parameter_counts(d: int, h: int) -> dict:
     grid={"n": ints(min=2, ranges=False), "d_k": ints()},
     params={
         "draws": integer(min=1),
-        "width": integer(min=16, doc="layer width d, divisible by 16"),
+        "width": integer(min=16, doc="layer width d, divisible by every head count"),
+        "betas": real_list(min=0, doc="inverse temperatures of the rank figure (dim beta)"),
+        "head_counts": _int_list(min=1, doc="head counts of the parameter table (dim h)"),
     },
     outputs=(
         Output("example_scores", "score matrix Q K^T of the first example", dims=("row", "col")),
@@ -257,62 +303,41 @@ def parameter_counts(d: int, h: int) -> dict:
         Output("mlp_hidden", "MLP hidden width 4d at the block's width"),
         Output("head_key_width", "key width d/h of a head", dims=("h",)),
     ),
-    coords={"beta": RANK_BETAS, "h": HEAD_COUNTS},
+    coords={"beta": lambda **p: p["betas"], "h": lambda **p: p["head_counts"]},
     sections=(
         "memory-math ch6: attention as a matrix and its rank (lines 33-34)",
         "memory-math ch8 and D18: heads add, parameter counts (lines 44, 46, 68)",
         "memory-math appendix C: causal mask, positions, KV cache (line 68)",
     ),
 )
-def attention_matrix_views(n: int, d_k: int, draws: int, width: int, rng) -> dict:
+def attention_matrix_views(
+    n: int, d_k: int, draws: int, width: int, betas: list, head_counts: list, rng
+) -> dict:
     """A random attention matrix and its readings; ranks over ``draws`` random examples (the
     first is the figure's example); a random two-head layer; parameter counts by head count."""
-    betas = np.array(RANK_BETAS)
     q = rng.standard_normal((draws, n, d_k))
     k = rng.standard_normal((draws, n, d_k))
     v = rng.standard_normal((draws, n, 3))
     scores = q @ k.transpose(0, 2, 1)
+    out = {}
+    out.update(ranks_by_beta(scores, np.asarray(betas, dtype=float)))
+    out.update(three_readings(scores[0], v[0]))
+    # Masks, the cache and heads act on a token matrix of width d = 2 d_k.
+    x = rng.standard_normal((n, 2 * d_k))
+    out.update(mask_order_and_cache(rng, x, d_k))
+    out.update(heads_add(rng, x, d_k))
+    out.update(parameter_table(width, head_counts))
+    return out
+
+
+def ranks_by_beta(scores: np.ndarray, betas: np.ndarray) -> dict:
+    """Ranks of Q K^T and of softmax(beta Q K^T) over the draws, and the first draw's matrices
+    for the rank figure (ch6 lines 33-34)."""
+    n = scores.shape[-1]
     score_rank = np.array([numerical_rank(s) for s in scores])
     attn = softmax(betas[:, None, None, None] * scores[None], axis=-1)  # beta, draw, n, n
     attn_rank = np.array([[numerical_rank(a) for a in per_beta] for per_beta in attn])
     cond = np.array([[np.linalg.cond(a) for a in per_beta] for per_beta in attn])
-    # The three readings of O = A V on the first example at beta = 1.
-    a1 = softmax(scores[0], axis=-1)
-    o = a1 @ v[0]
-    rows = np.stack([sum(a1[i, j] * v[0, j] for j in range(n)) for i in range(n)])
-    outer_terms = [np.outer(a1[:, j], v[0, j]) for j in range(n)]
-    outer = sum(outer_terms)
-    # Column j lists how much each query reads memory j: moving v_j by a bump moves output i
-    # by A_ij times the bump.
-    bump = np.array([0.3, -0.2, 0.5])
-    v_bumped = v[0].copy()
-    v_bumped[2] += bump
-    column_change = a1 @ v_bumped - o
-    # Causal mask, order-blindness and the KV cache on a token matrix of width d = 2 d_k.
-    d = 2 * d_k
-    x = rng.standard_normal((n, d))
-    wq, wk, wv = (rng.standard_normal((d, d_k)) for _ in range(3))
-    causal = np.tril(np.ones((n, n), dtype=bool))
-    a_c, o_c = attention_layer(x, wq, wk, wv, 1.0, causal)
-    perm = rng.permutation(n)
-    _, o_plain = attention_layer(x, wq, wk, wv, 1.0)
-    _, o_perm = attention_layer(x[perm], wq, wk, wv, 1.0)
-    cache_k, cache_v, cached = [], [], []
-    for t in range(n):  # generation one token at a time, keeping earlier keys and values
-        cache_k.append(x[t] @ wk)
-        cache_v.append(x[t] @ wv)
-        w = softmax((x[t] @ wq) @ np.array(cache_k).T)
-        cached.append(w @ np.array(cache_v))
-    # A random two-head layer: concatenation then W_O equals the sum of per-head terms, and
-    # each head is its own dictionary with B_m = W_Q W_K^T and write W_V W_O^(m).
-    heads = [tuple(rng.standard_normal((d, d_k)) for _ in range(3)) for _ in range(2)]
-    wo = rng.standard_normal((2 * d_k, d))
-    concat, summed = multi_head(x, heads, wo, 1.0)
-    per_head = sum(
-        softmax(x @ (hq @ hk.T) @ x.T, axis=-1) @ x @ (hv @ wo[m * d_k : (m + 1) * d_k])
-        for m, (hq, hk, hv) in enumerate(heads)
-    )
-    counts = [parameter_counts(width, h) for h in HEAD_COUNTS]
     top = attn[:, 0].max(axis=-1).mean(axis=-1)
     return {
         "example_scores": scores[0],
@@ -326,22 +351,85 @@ def attention_matrix_views(n: int, d_k: int, draws: int, width: int, rng) -> dic
         "full_rank_fraction": (attn_rank == n).mean(axis=1),
         "nonnegative": float((attn >= 0).all()),
         "row_sum_gap": float(np.abs(attn.sum(axis=-1) - 1).max()),
+    }
+
+
+def three_readings(scores: np.ndarray, v: np.ndarray) -> dict:
+    """O = A V read by rows, by columns and as a sum of outer products, on one example at
+    beta = 1 (ch6 line 33)."""
+    n = len(scores)
+    a1 = softmax(scores, axis=-1)
+    o = a1 @ v
+    rows = np.stack([sum(a1[i, j] * v[j] for j in range(n)) for i in range(n)])
+    outer_terms = [np.outer(a1[:, j], v[j]) for j in range(n)]
+    outer = sum(outer_terms)
+    # Column j lists how much each query reads memory j: moving v_j by a bump moves output i
+    # by A_ij times the bump.
+    bump = np.array([0.3, -0.2, 0.5])
+    v_bumped = v.copy()
+    v_bumped[2] += bump
+    column_change = a1 @ v_bumped - o
+    return {
         "row_view_gap": float(np.abs(rows - o).max()),
         "column_view_gap": float(np.abs(column_change - np.outer(a1[:, 2], bump)).max()),
         "outer_view_gap": float(np.abs(outer - o).max()),
         "outer_term_rank": float(max(numerical_rank(t) for t in outer_terms)),
+    }
+
+
+def mask_order_and_cache(rng, x: np.ndarray, d_k: int) -> dict:
+    """Causal mask, blindness to token order and the KV cache of one random head on the tokens
+    ``x`` (appendix C line 68)."""
+    n, d = x.shape
+    wq, wk, wv = (rng.standard_normal((d, d_k)) for _ in range(3))
+    causal = np.tril(np.ones((n, n), dtype=bool))
+    a_c, o_c = attention_layer(x, wq, wk, wv, 1.0, causal)
+    perm = rng.permutation(n)
+    _, o_plain = attention_layer(x, wq, wk, wv, 1.0)
+    _, o_perm = attention_layer(x[perm], wq, wk, wv, 1.0)
+    cache_k, cache_v, cached = [], [], []
+    for t in range(n):  # generation one token at a time, keeping earlier keys and values
+        cache_k.append(x[t] @ wk)
+        cache_v.append(x[t] @ wv)
+        w = softmax((x[t] @ wq) @ np.array(cache_k).T)
+        cached.append(w @ np.array(cache_v))
+    return {
         "causal_future_share": float(np.triu(a_c, k=1).sum()),
         "permutation_gap": float(np.abs(o_perm - o_plain[perm]).max()),
         "kv_cache_gap": float(np.abs(np.array(cached) - o_c).max()),
+    }
+
+
+def heads_add(rng, x: np.ndarray, d_k: int) -> dict:
+    """A random two-head layer: concatenation then W_O is a sum of per-head terms, each head a
+    dictionary with B_m = W_Q W_K^T and write W_V W_O^(m) (ch8 line 44, D18 line 68)."""
+    d = x.shape[1]
+    heads = [tuple(rng.standard_normal((d, d_k)) for _ in range(3)) for _ in range(2)]
+    wo = rng.standard_normal((2 * d_k, d))
+    concat, summed = multi_head(x, heads, wo, 1.0)
+    per_head = sum(
+        softmax(x @ (hq @ hk.T) @ x.T, axis=-1) @ x @ (hv @ wo[m * d_k : (m + 1) * d_k])
+        for m, (hq, hk, hv) in enumerate(heads)
+    )
+    return {
         "heads_sum_gap": float(np.abs(concat - summed).max()),
         "heads_dictionary_gap": float(np.abs(per_head - concat).max()),
+    }
+
+
+def parameter_table(width: int, head_counts) -> dict:
+    """Weights of one layer of width ``width`` over d^2, by head count (ch8 lines 44-46)."""
+    if any(width % h for h in head_counts):
+        raise ValueError(f"width {width} is not divisible by every head count {head_counts}")
+    counts = [parameter_counts(width, h) for h in head_counts]
+    return {
         "attention_params_per_d2": np.array([c["attention"] / width**2 for c in counts]),
         "qkv_params_per_d2": np.array([c["qkv"] / width**2 for c in counts]),
         "mlp_params_per_d2": np.array([c["mlp"] / width**2 for c in counts]),
         "total_params_per_d2": np.array([c["total"] / width**2 for c in counts]),
         "mlp_share_in_thirds": np.array([3 * c["mlp"] / c["total"] for c in counts]),
         "mlp_hidden": float(4 * width),
-        "head_key_width": np.array([width / h for h in HEAD_COUNTS]),
+        "head_key_width": np.array([width / h for h in head_counts]),
     }
 
 
@@ -379,6 +467,7 @@ def attention_grads(q, keys, values, beta, g):
 
 
 def lse(x: np.ndarray) -> float:
+    """ln sum_i exp(x_i), shifted by the largest entry so nothing overflows."""
     m = x.max()
     return float(m + np.log(np.exp(x - m).sum()))
 
@@ -394,6 +483,7 @@ def hopfield_update(xi, patterns, beta):
 
 
 def hopfield_iterate(xi, patterns, beta, steps: int):
+    """``steps`` updates from ``xi``: the end point and the energy before and after each."""
     energies = [hopfield_energy(xi, patterns, beta)]
     for _ in range(steps):
         xi = hopfield_update(xi, patterns, beta)
@@ -402,9 +492,6 @@ def hopfield_iterate(xi, patterns, beta, steps: int):
 
 
 # Fixed points by temperature: two clusters of three patterns (our construction, D8 line 37).
-HOPFIELD_BETAS = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
-
-
 def clustered_patterns(radius: float = 3.0) -> np.ndarray:
     """Six patterns in R^8: cluster centres radius * e_1 and radius * e_2, each pattern adding
     its own unit direction e_3..e_8."""
@@ -477,6 +564,7 @@ INDEP_SAMPLES = 4000  # samples of (X, Y) per replicate
         "eta": real(gt=0),
         "train_steps": integer(min=1),
         "walk_beta": real(gt=0),
+        "hopfield_betas": real_list(gt=0, doc="inverse temperatures of the Hopfield fixed points"),
     },
     outputs=(
         Output("jacobian_fd_error", "softmax Jacobian vs finite differences (relative)"),
@@ -564,7 +652,7 @@ INDEP_SAMPLES = 4000  # samples of (X, Y) per replicate
         ),
     ),
     coords={
-        "hopfield_beta": HOPFIELD_BETAS,
+        "hopfield_beta": lambda **p: p["hopfield_betas"],
         "step": lambda train_steps, **_: range(train_steps + 1),
         "key": ("k1", "k2", "k3"),
         "indep_rep": list(range(INDEP_REPS)),
@@ -576,22 +664,54 @@ INDEP_SAMPLES = 4000  # samples of (X, Y) per replicate
     ),
 )
 def attention_gradients(
-    seed: int, rng, beta: float, eta: float, train_steps: int, walk_beta: float
+    seed: int,
+    rng,
+    beta: float,
+    eta: float,
+    train_steps: int,
+    walk_beta: float,
+    hopfield_betas: list,
 ) -> dict:
     """Finite-difference checks of every gradient formula on random inputs drawn from ``rng``,
-    the gauge freedom, the policy-gradient reading, Hopfield and the toolkit facts."""
+    the gauge freedom, the policy-gradient reading, Hopfield and the toolkit facts. The parts
+    draw from ``rng`` in a fixed order: reordering them changes every later value."""
     m, dk, dv, d = 5, 3, 2, 8
     q, keys = rng.standard_normal(dk), rng.standard_normal((m, dk))
     values, target = rng.standard_normal((m, dv)), rng.standard_normal(dv)
+    out = {}
+    out.update(lookup_gradients(q, keys, values, target, beta))
+    # Projections from tokens: q = W_Q^T x_0, k_i = W_K^T x_i, v_i = W_V^T x_i.
+    x = rng.standard_normal((m, d))
+    # Weights of variance 1/d, so the scores stay of order one and the softmax is not saturated.
+    wq, wk, wv = (rng.standard_normal((d, w)) / np.sqrt(d) for w in (dk, dk, dv))
+    wo = rng.standard_normal((dv, d))
+    out.update(projection_gradients(rng, x, wq, wk, wv, target, beta))
+    out.update(gauge_checks(rng, x, wq, wk, wv, wo, beta))
+    out.update(key_rule_agreement(rng, beta, m, dk, dv))
+    out.update(policy_gradient_checks(rng, q, keys, values, target, beta))
+    out.update(hopfield_checks(rng, hopfield_betas))
+    out.update(steepest_descent_checks(rng))
+    out.update(lagrange_check(rng))
+    out.update(expectation_checks(rng))
+    out.update(linear_layer_gradient(rng))
+    out.update(layer_norm_and_seed_checks(rng, seed))
+    out.update(key_walk_checks(train_steps, walk_beta, eta))
+    # Drawn last, so every value above keeps its draws.
+    out.update(sampled_independence(rng))
+    return out
+
+
+def lookup_gradients(q, keys, values, target, beta: float) -> dict:
+    """The softmax Jacobian and dL/dv, dL/dl, dL/dk, dL/dq of one lookup against finite
+    differences (ch7 lines 39-41, D6 line 68)."""
+    m = len(keys)
 
     def loss_qkv(q_, k_, v_):
         o = softmax(beta * k_ @ q_) @ v_
         return 0.5 * float(np.sum((o - target) ** 2))
 
     a = softmax(beta * keys @ q)
-    o = a @ values
-    g = o - target
-    grads = attention_grads(q, keys, values, beta, g)
+    grads = attention_grads(q, keys, values, beta, a @ values - target)
     ell = beta * keys @ q
     num = {
         "v": central_difference(lambda v_: loss_qkv(q, keys, v_), values),
@@ -600,12 +720,19 @@ def attention_gradients(
         "l": central_difference(lambda l_: 0.5 * np.sum((softmax(l_) @ values - target) ** 2), ell),
     }
     jac_num = np.stack([central_difference(lambda l_, i=i: softmax(l_)[i], ell) for i in range(m)])
+    return {
+        "jacobian_fd_error": rel_error(softmax_jacobian(a), jac_num),
+        "grad_v_fd_error": rel_error(grads["v"], num["v"]),
+        "grad_logit_fd_error": rel_error(grads["l"], num["l"]),
+        "grad_k_fd_error": rel_error(grads["k"], num["k"]),
+        "grad_q_fd_error": rel_error(grads["q"], num["q"]),
+    }
 
-    # Projections from tokens: q = W_Q^T x_0, k_i = W_K^T x_i, v_i = W_V^T x_i.
-    x = rng.standard_normal((m, d))
-    # Weights of variance 1/d, so the scores stay of order one and the softmax is not saturated.
-    wq, wk, wv = (rng.standard_normal((d, w)) / np.sqrt(d) for w in (dk, dk, dv))
-    wo = rng.standard_normal((dv, d))
+
+def projection_gradients(rng, x, wq, wk, wv, target, beta: float) -> dict:
+    """dL/dW_V and dL/dW_K as sums of outer products against finite differences, and which
+    tokens' keys a W_K step moves (ch7 lines 42-44)."""
+    m, d = x.shape
 
     def loss_w(wq_, wk_, wv_):
         o_ = softmax(beta * (x @ wk_) @ (wq_.T @ x[0])) @ (x @ wv_)
@@ -624,39 +751,65 @@ def attention_gradients(
     step_wk = -0.1 * grad_wk
     basis = np.linalg.svd(x)[2]  # rows m.. span the orthogonal complement of the tokens
     z_orth = basis[m:].T @ rng.standard_normal(d - m)
-    shared_move = np.linalg.norm(step_wk.T @ x[1])
+    return {
+        "grad_wv_fd_error": rel_error(grad_wv, num_wv),
+        "grad_wk_fd_error": rel_error(grad_wk, num_wk),
+        "key_move_orthogonal_token": float(np.linalg.norm(step_wk.T @ z_orth)),
+        "key_move_shared_token": float(np.linalg.norm(step_wk.T @ x[1])),
+    }
 
-    # Only B = W_Q W_K^T matters (D9), and only W_V W_O on the output side.
+
+def qk_norm_scores(x, wq, wk) -> np.ndarray:
+    """Scores with q-k normalisation: cosines of the projected queries and keys."""
+    qq, kk = x @ wq, x @ wk
+    qq = qq / np.linalg.norm(qq, axis=1, keepdims=True)
+    kk = kk / np.linalg.norm(kk, axis=1, keepdims=True)
+    return qq @ kk.T
+
+
+def rope_scores(x, wq, wk) -> np.ndarray:
+    """Scores with a rotary code: the first two coordinates of q and k turned by 0.7 per
+    position."""
+    theta = 0.7 * np.arange(len(x))
+    c, s = np.cos(theta)[:, None], np.sin(theta)[:, None]
+
+    def rot(y):  # rotate the first two coordinates by the position's angle
+        y = y.copy()
+        y0, y1 = y[:, 0].copy(), y[:, 1].copy()
+        y[:, 0], y[:, 1] = c[:, 0] * y0 - s[:, 0] * y1, s[:, 0] * y0 + c[:, 0] * y1
+        return y
+
+    return rot(x @ wq) @ rot(x @ wk).T
+
+
+def gauge_checks(rng, x, wq, wk, wv, wo, beta: float) -> dict:
+    """Only B = W_Q W_K^T and W_V W_O matter: the bilinear form, their ranks, and gauge moves
+    with plain, q-k normalised and rotary scores (ch7 line 39, D9 and appendix C line 68)."""
+    dk, dv = wq.shape[1], wv.shape[1]
     scores = beta * (x @ wq) @ (x @ wk).T
     b_mat = wq @ wk.T
     gmat = np.eye(dk) + 0.3 * rng.standard_normal((dk, dk))
     wq_g, wk_g = wq @ gmat, wk @ np.linalg.inv(gmat).T
     scores_g = beta * (x @ wq_g) @ (x @ wk_g).T
-
-    def qk_norm_scores(wq_, wk_):
-        qq, kk = x @ wq_, x @ wk_
-        qq = qq / np.linalg.norm(qq, axis=1, keepdims=True)
-        kk = kk / np.linalg.norm(kk, axis=1, keepdims=True)
-        return qq @ kk.T
-
-    def rope_scores(wq_, wk_):
-        theta = 0.7 * np.arange(m)
-        c, s = np.cos(theta)[:, None], np.sin(theta)[:, None]
-
-        def rot(y):  # rotate the first two coordinates by the position's angle
-            y = y.copy()
-            y0, y1 = y[:, 0].copy(), y[:, 1].copy()
-            y[:, 0], y[:, 1] = c[:, 0] * y0 - s[:, 0] * y1, s[:, 0] * y0 + c[:, 0] * y1
-            return y
-
-        return rot(x @ wq_) @ rot(x @ wk_).T
-
     hmat = np.eye(dv) + 0.3 * rng.standard_normal((dv, dv))
     out_plain = softmax(scores, axis=-1) @ x @ wv @ wo
     out_h = softmax(scores, axis=-1) @ x @ (wv @ hmat) @ (np.linalg.inv(hmat) @ wo)
+    return {
+        "bilinear_gap": float(np.abs(scores - beta * x @ b_mat @ x.T).max()),
+        "rank_b": float(numerical_rank(b_mat)),
+        "rank_wvwo": float(numerical_rank(wv @ wo)),
+        "gauge_gap": float(np.abs(scores_g - scores).max() / np.abs(scores).max()),
+        "gauge_gap_qknorm": float(
+            np.abs(qk_norm_scores(x, wq_g, wk_g) - qk_norm_scores(x, wq, wk)).max()
+        ),
+        "gauge_gap_rope": float(np.abs(rope_scores(x, wq_g, wk_g) - rope_scores(x, wq, wk)).max()),
+        "output_gauge_gap": float(np.abs(out_h - out_plain).max() / np.abs(out_plain).max()),
+    }
 
-    # Keys move toward the queries they help: a small descent step on k_i raises cos(k_i, q)
-    # exactly when dL/dl_i < 0. Checked on a batch of random lookups.
+
+def key_rule_agreement(rng, beta: float, m: int, dk: int, dv: int) -> dict:
+    """Keys move toward the queries they help: on 200 random lookups a small descent step on
+    k_i raises cos(k_i, q) exactly when dL/dl_i < 0 (ch7 line 42)."""
     agree = []
     for _ in range(200):
         qb, kb, vb, tb = (rng.standard_normal(s) for s in ((dk,), (m, dk), (m, dv), (dv,)))
@@ -666,8 +819,24 @@ def attention_gradients(
         cos0 = kb @ qb / np.linalg.norm(kb, axis=1)
         cos1 = new @ qb / np.linalg.norm(new, axis=1)
         agree.append(np.all((cos1 > cos0) == (gb["l"] < 0)))
+    return {"key_rule_agreement": float(np.mean(agree))}
 
-    # Policy gradient (D16): rewards r, J = sum a_i r_i.
+
+def mean_baseline_helps(ab: np.ndarray, rewards: np.ndarray) -> np.ndarray:
+    """Per policy (row), 1 if the mean-reward baseline lowers the estimate's exact variance."""
+    rbar_b = np.einsum("pi,pi->p", ab, rewards)
+    return exact_estimator_variance(ab, rewards, rbar_b) < exact_estimator_variance(
+        ab, rewards, np.zeros(len(ab))
+    )
+
+
+def policy_gradient_checks(rng, q, keys, values, target, beta: float) -> dict:
+    """The policy-gradient reading of the logit gradient, baselines and their variance, on the
+    lookup of ``lookup_gradients`` (D16 line 68, ch7 line 42, ch15 line 58)."""
+    m = len(keys)
+    a = softmax(beta * keys @ q)
+    g = a @ values - target
+    ell = beta * keys @ q
     r = rng.standard_normal(m)
     rbar = a @ r
     pg = a * (r - rbar)
@@ -679,16 +848,20 @@ def attention_gradients(
     pg_att = -(a * (reward_att - a @ reward_att))
     lb, rb = 2.0 * rng.standard_normal((500, m)), rng.standard_normal((500, m))
     ab = softmax(lb, axis=-1)
+    grad_l = attention_grads(q, keys, values, beta, g)["l"]
+    return {
+        "pg_fd_error": rel_error(pg, pg_num),
+        "log_derivative_gap": float(np.abs(logder - pg).max()),
+        "baseline_shift_gap": float(np.abs(pg_b - pg).max()),
+        "attention_pg_gap": float(np.abs(pg_att - grad_l).max()),
+        "mean_baseline_lowers_variance": float(np.mean(mean_baseline_helps(ab, rb))),
+        "mean_baseline_lowers_variance_offset": float(np.mean(mean_baseline_helps(ab, rb + 3.0))),
+    }
 
-    def mean_baseline_helps(rewards):
-        rbar_b = np.einsum("pi,pi->p", ab, rewards)
-        return exact_estimator_variance(ab, rewards, rbar_b) < exact_estimator_variance(
-            ab, rewards, np.zeros(len(ab))
-        )
 
-    lowers, lowers_offset = mean_baseline_helps(rb), mean_baseline_helps(rb + 3.0)
-
-    # Hopfield energy (D8): gradient, fixed point, monotone descent, one-step retrieval.
+def hopfield_checks(rng, hopfield_betas) -> dict:
+    """Energy gradient, monotone descent, fixed point, one-step retrieval, denoising and the
+    fixed points by temperature (ch6 lines 37-39, D8 line 68)."""
     pats = rng.standard_normal((6, 16)) / 2.0
     xi0 = pats[0] + 0.3 * rng.standard_normal(16)
     hb = 1.0
@@ -705,8 +878,22 @@ def attention_gradients(
     ortho = np.linalg.svd(pats)[2][6]
     ts = np.linspace(1.0, 0.0, 11)
     ent = [float(entropy_nats(softmax(4.0 * pats @ (t * pats[0] + (1 - t) * ortho)))) for t in ts]
+    return {
+        "energy_fd_error": rel_error(e_grad, e_num),
+        "energy_max_rise": float(np.diff(energies).max()),
+        "fixed_point_residual": float(fixed_residual),
+        "fixed_point_gradient": float(
+            np.linalg.norm(-pats.T @ softmax(hb * pats @ xi_end) + xi_end)
+        ),
+        "one_update_error": float(np.linalg.norm(once - stored[0]) / np.linalg.norm(stored[0])),
+        "fixed_point_patterns": fixed_point_spread(hopfield_betas),
+        "denoise_entropy_rises": float(np.all(np.diff(ent) > 0)),
+    }
 
-    # Appendix B and C toolkit.
+
+def steepest_descent_checks(rng) -> dict:
+    """The chain rule, the gradient as the steepest direction (by dot products and by finite
+    differences of L itself) and a descent step (appendix B line 68)."""
     wc = rng.standard_normal((4, 3))
     theta = rng.standard_normal(3)
 
@@ -720,7 +907,26 @@ def attention_gradients(
     dirs /= np.linalg.norm(dirs, axis=1, keepdims=True)
     steepest = float((dirs @ chain).max() / np.linalg.norm(chain))
     descent = chain_loss(theta - 1e-3 * chain) < chain_loss(theta)
-    # Lagrange: minimise |x - c|^2 subject to a.x = 1.
+
+    # Steepness by finite differences of L along the same 1000 directions and along the
+    # gradient's own direction (no dot product with the gradient vector).
+    def slope(u):
+        return (chain_loss(theta + 1e-5 * u) - chain_loss(theta - 1e-5 * u)) / 2e-5
+
+    fd_slopes = np.array([slope(u) for u in dirs])
+    fd_along_grad = slope(chain / np.linalg.norm(chain))
+    return {
+        "chain_rule_fd_error": rel_error(chain, chain_num),
+        "steepest_ratio": steepest,
+        "descent_step_lowers": float(descent),
+        "fd_steepest_over_gradient_slope": float(fd_slopes.max() / fd_along_grad),
+        "fd_gradient_slope_over_norm": float(fd_along_grad / np.linalg.norm(chain)),
+    }
+
+
+def lagrange_check(rng) -> dict:
+    """Minimise |x - c|^2 subject to a.x = 1: grad f = lambda grad g at the closed-form
+    minimum, and no random feasible point beats it (appendix B line 68)."""
     ca, cc = rng.standard_normal(4), rng.standard_normal(4)
     xstar = cc + ca * (1 - ca @ cc) / (ca @ ca)
     lam = (2 * (xstar - cc)) @ ca / (ca @ ca)
@@ -728,7 +934,12 @@ def attention_gradients(
     feas = rng.standard_normal((2000, 4))
     feas = feas + np.outer((1 - feas @ ca) / (ca @ ca), ca)
     lag_best = float(np.all(((feas - cc) ** 2).sum(1) >= ((xstar - cc) ** 2).sum() - 1e-12))
-    # Expectation and variance on random discrete laws (exact sums, no sampling).
+    return {"lagrange_gap": float(lag_gap), "lagrange_optimal": lag_best}
+
+
+def expectation_checks(rng) -> dict:
+    """Variance and independence identities on random discrete laws, as exact sums with no
+    sampling (appendix B line 68)."""
     px, xs = rng.dirichlet(np.ones(5)), rng.standard_normal(5)
     py, ys = rng.dirichlet(np.ones(4)), rng.standard_normal(4)
     xs, ys = xs - px @ xs, ys - py @ ys  # zero mean
@@ -739,84 +950,45 @@ def attention_gradients(
     sums = xs[:, None] + ys[None, :]
     var_sum = float(np.sum(joint * sums**2) - np.sum(joint * sums) ** 2)
     var_y = py @ ys**2
-    # Linear layer y = W x: dL/dW = ybar x^T, an outer product.
+    return {
+        "variance_identity_gap": float(var_gap),
+        "independent_product_mean": abs(exy),
+        "independent_variance_gap": float(abs(var_sum - var_x - var_y)),
+    }
+
+
+def linear_layer_gradient(rng) -> dict:
+    """A linear layer y = W x: dL/dW = ybar x^T against finite differences, and its rank one
+    (appendix C line 68)."""
     wl, xl, tl = rng.standard_normal((3, 4)), rng.standard_normal(4), rng.standard_normal(3)
     ybar = wl @ xl - tl
     lin_num = central_difference(lambda w: 0.5 * float(np.sum((w @ xl - tl) ** 2)), wl)
-    # Layer normalisation without gain and shift; and a repeated seed repeats its draws.
+    return {
+        "linear_grad_fd_error": rel_error(np.outer(ybar, xl), lin_num),
+        "linear_grad_rank": float(numerical_rank(np.outer(ybar, xl))),
+    }
+
+
+def layer_norm_and_seed_checks(rng, seed: int) -> dict:
+    """Layer normalisation without gain and shift gives mean 0 and variance 1, and a repeated
+    seed repeats its draws (appendix C line 68)."""
     v_ln = rng.standard_normal(16) * 3 + 2
     ln = (v_ln - v_ln.mean()) / v_ln.std()
     repeat = np.abs(
         np.random.default_rng(seed).standard_normal(5)
         - np.random.default_rng(seed).standard_normal(5)
     ).max()
-
-    walk = key_walk(train_steps, walk_beta, eta)
-
-    # Steepness by finite differences of L itself along the same 1000 directions and along the
-    # gradient's own direction (no dot product with the gradient vector).
-    def slope(u):
-        return (chain_loss(theta + 1e-5 * u) - chain_loss(theta - 1e-5 * u)) / 2e-5
-
-    fd_slopes = np.array([slope(u) for u in dirs])
-    fd_along_grad = slope(chain / np.linalg.norm(chain))
-    # Independence by sampling (drawn last, so every value above keeps its draws): X = Exp(1)
-    # - 1 and Y = sqrt(12) (U - 1/2), zero mean by their laws, drawn independently; the sample
-    # means are not centred by the code.
-    xi = rng.exponential(1.0, (INDEP_REPS, INDEP_SAMPLES)) - 1.0
-    yi = np.sqrt(12.0) * (rng.uniform(0.0, 1.0, (INDEP_REPS, INDEP_SAMPLES)) - 0.5)
     return {
-        "fd_steepest_over_gradient_slope": float(fd_slopes.max() / fd_along_grad),
-        "fd_gradient_slope_over_norm": float(fd_along_grad / np.linalg.norm(chain)),
-        "sampled_product_mean": np.mean(xi * yi, axis=1),
-        "sampled_variance_gap": np.var(xi + yi, axis=1) - np.var(xi, axis=1) - np.var(yi, axis=1),
-        "jacobian_fd_error": rel_error(softmax_jacobian(a), jac_num),
-        "grad_v_fd_error": rel_error(grads["v"], num["v"]),
-        "grad_logit_fd_error": rel_error(grads["l"], num["l"]),
-        "grad_k_fd_error": rel_error(grads["k"], num["k"]),
-        "grad_q_fd_error": rel_error(grads["q"], num["q"]),
-        "grad_wv_fd_error": rel_error(grad_wv, num_wv),
-        "grad_wk_fd_error": rel_error(grad_wk, num_wk),
-        "key_move_orthogonal_token": float(np.linalg.norm(step_wk.T @ z_orth)),
-        "key_move_shared_token": float(shared_move),
-        "bilinear_gap": float(np.abs(scores - beta * x @ b_mat @ x.T).max()),
-        "rank_b": float(numerical_rank(b_mat)),
-        "rank_wvwo": float(numerical_rank(wv @ wo)),
-        "gauge_gap": float(np.abs(scores_g - scores).max() / np.abs(scores).max()),
-        "gauge_gap_qknorm": float(
-            np.abs(qk_norm_scores(wq_g, wk_g) - qk_norm_scores(wq, wk)).max()
-        ),
-        "gauge_gap_rope": float(np.abs(rope_scores(wq_g, wk_g) - rope_scores(wq, wk)).max()),
-        "output_gauge_gap": float(np.abs(out_h - out_plain).max() / np.abs(out_plain).max()),
-        "key_rule_agreement": float(np.mean(agree)),
-        "pg_fd_error": rel_error(pg, pg_num),
-        "log_derivative_gap": float(np.abs(logder - pg).max()),
-        "baseline_shift_gap": float(np.abs(pg_b - pg).max()),
-        "attention_pg_gap": float(np.abs(pg_att - grads["l"]).max()),
-        "mean_baseline_lowers_variance": float(np.mean(lowers)),
-        "mean_baseline_lowers_variance_offset": float(np.mean(lowers_offset)),
-        "energy_fd_error": rel_error(e_grad, e_num),
-        "energy_max_rise": float(np.diff(energies).max()),
-        "fixed_point_residual": float(fixed_residual),
-        "fixed_point_gradient": float(
-            np.linalg.norm(-pats.T @ softmax(hb * pats @ xi_end) + xi_end)
-        ),
-        "one_update_error": float(np.linalg.norm(once - stored[0]) / np.linalg.norm(stored[0])),
-        "fixed_point_patterns": fixed_point_spread(HOPFIELD_BETAS),
-        "denoise_entropy_rises": float(np.all(np.diff(ent) > 0)),
-        "chain_rule_fd_error": rel_error(chain, chain_num),
-        "steepest_ratio": steepest,
-        "descent_step_lowers": float(descent),
-        "lagrange_gap": float(lag_gap),
-        "lagrange_optimal": lag_best,
-        "variance_identity_gap": float(var_gap),
-        "independent_product_mean": abs(exy),
-        "independent_variance_gap": float(abs(var_sum - var_x - var_y)),
-        "linear_grad_fd_error": rel_error(np.outer(ybar, xl), lin_num),
-        "linear_grad_rank": float(numerical_rank(np.outer(ybar, xl))),
         "layernorm_mean": float(abs(ln.mean())),
         "layernorm_var_gap": float(abs(ln.var() - 1)),
         "seed_repeat_gap": float(repeat),
+    }
+
+
+def key_walk_checks(train_steps: int, walk_beta: float, eta: float) -> dict:
+    """The trained-key walk of the figure and its three monotone readings (ch7 line 43)."""
+    walk = key_walk(train_steps, walk_beta, eta)
+    return {
         "walk_weight": walk["weight"],
         "walk_output": walk["output"],
         "walk_angle": walk["angle"],
@@ -826,9 +998,18 @@ def attention_gradients(
     }
 
 
-# ----------------------------------------------------------------------------- the scale
+def sampled_independence(rng) -> dict:
+    """E[XY] = 0 and Var(X + Y) = Var X + Var Y by sampling independent zero-mean X = Exp(1) - 1
+    and Y = sqrt(12) (U - 1/2), the sample means not centred by the code (appendix B line 68)."""
+    xi = rng.exponential(1.0, (INDEP_REPS, INDEP_SAMPLES)) - 1.0
+    yi = np.sqrt(12.0) * (rng.uniform(0.0, 1.0, (INDEP_REPS, INDEP_SAMPLES)) - 0.5)
+    return {
+        "sampled_product_mean": np.mean(xi * yi, axis=1),
+        "sampled_variance_gap": np.var(xi + yi, axis=1) - np.var(xi, axis=1) - np.var(yi, axis=1),
+    }
 
-INTERFERENCE_MS = (4, 16, 64, 256)
+
+# ----------------------------------------------------------------------------- the scale
 
 
 def interference_sq(rng, trials: int, m: int, d: int) -> np.ndarray:
@@ -844,6 +1025,7 @@ def interference_sq(rng, trials: int, m: int, d: int) -> np.ndarray:
     grid={"d_k": ints(), "seed": seeds()},
     params={
         "draws": integer(min=2),
+        "memory_counts": _int_list(min=1, doc="memory counts of the interference check (dim M)"),
     },
     outputs=(
         Output("qk_mean_over_sqrt_dk", "mean of q.k over sqrt(d_k)"),
@@ -870,18 +1052,41 @@ def interference_sq(rng, trials: int, m: int, d: int) -> np.ndarray:
             "interference_sq_times_d_over_m", "mean squared interference times d / M", dims=("M",)
         ),
     ),
-    coords={"M": INTERFERENCE_MS},
+    coords={"M": lambda **p: p["memory_counts"]},
     sections=(
         "memory-math ch6: the 1/sqrt(d_k) scale (line 33)",
         "memory-math appendix B: random unit vectors, Jensen, square-root growth (line 68)",
     ),
 )
-def dot_product_scale(d_k: int, seed: int, draws: int, rng) -> dict:
+def dot_product_scale(d_k: int, seed: int, draws: int, memory_counts: list, rng) -> dict:
     """One run of ``draws`` standard normal pairs (q, k) at width d_k, like the note's check; and
     random unit vectors in R^{d_k}: squared overlap, interference of M memories, Jensen."""
+    out = {}
+    out.update(qk_scale(rng, d_k, draws))
+    out.update(saturation_without_divide(rng, d_k))
+    out.update(unit_overlaps(rng, d_k, draws))
+    out.update(interference_growth(rng, d_k, memory_counts))
+    out.update(packing(rng, d_k))
+    return out
+
+
+def qk_scale(rng, d_k: int, draws: int) -> dict:
+    """Mean, variance and excess kurtosis of q.k for standard normal q, k, with and without
+    the 1/sqrt(d_k) divide (ch6 line 33, appendix B line 68)."""
     qk = np.einsum("ij,ij->i", rng.standard_normal((draws, d_k)), rng.standard_normal((draws, d_k)))
     scaled = qk / np.sqrt(d_k)
-    # Saturation without the divide: 16 keys per query, largest share and softmax gradient size.
+    return {
+        "qk_mean_over_sqrt_dk": float(qk.mean() / np.sqrt(d_k)),
+        "qk_variance_over_dk": float(qk.var(ddof=1) / d_k),
+        "qk_within_ten_percent": float(abs(qk.var(ddof=1) / d_k - 1) < 0.1),
+        "scaled_variance": float(scaled.var(ddof=1)),
+        "scaled_excess_kurtosis": float(np.mean(scaled**4) / np.mean(scaled**2) ** 2 - 3),
+    }
+
+
+def saturation_without_divide(rng, d_k: int) -> dict:
+    """Largest share and softmax gradient size of 16 keys per query, with and without the
+    divide: the saturation the scale prevents (ch6 line 33)."""
     n_keys, rows = 16, 200
     qs = rng.standard_normal((rows, d_k))
     ks = rng.standard_normal((rows, n_keys, d_k))
@@ -894,42 +1099,52 @@ def dot_product_scale(d_k: int, seed: int, draws: int, rng) -> dict:
 
     g_raw, top_raw = grad_size(raw)
     g_div, top_div = grad_size(raw / np.sqrt(d_k))
-    # Random unit vectors: s = u.w has E[s^2] = 1/d.
-    u = rng.standard_normal((draws, d_k))
-    w = rng.standard_normal((draws, d_k))
-    s = np.einsum("ij,ij->i", u, w) / np.linalg.norm(u, axis=1) / np.linalg.norm(w, axis=1)
-    # Interference of M unit memories against a unit query (unit values): its squared norm has
-    # mean M/d; read at M = 4 .. 256 with 100 draws each (only up to d = 16, to stay fast).
-    rms = [np.nan] * len(INTERFERENCE_MS)
-    ratio = np.array([np.nan])
-    if d_k <= 16:
-        rms = [float(np.sqrt(np.mean(interference_sq(rng, 100, m, d_k)))) for m in INTERFERENCE_MS]
-        # Jensen: with M - 1 = d_k other memories the mean ratio sits below sqrt((M-1)/d) = 1.
-        ratio = np.sqrt(interference_sq(rng, 400, d_k, d_k))
-    # Packing: 10 d random unit keys stay nearly orthogonal in R^d.
-    pk = rng.standard_normal((10 * d_k, d_k))
-    pk /= np.linalg.norm(pk, axis=1, keepdims=True)
-    gram = np.abs(pk @ pk.T - np.eye(len(pk)))
     return {
-        "qk_mean_over_sqrt_dk": float(qk.mean() / np.sqrt(d_k)),
-        "qk_variance_over_dk": float(qk.var(ddof=1) / d_k),
-        "qk_within_ten_percent": float(abs(qk.var(ddof=1) / d_k - 1) < 0.1),
-        "scaled_variance": float(scaled.var(ddof=1)),
-        "scaled_excess_kurtosis": float(np.mean(scaled**4) / np.mean(scaled**2) ** 2 - 3),
         "raw_softmax_gradient": g_raw,
         "scaled_softmax_gradient": g_div,
         "raw_gradient_over_scaled": g_raw / g_div,
         "raw_top_share": top_raw,
         "scaled_top_share": top_div,
-        "unit_overlap_mean": float(s.mean()),
-        "unit_overlap_sq_times_d": float(np.mean(s**2) * d_k),
-        "interference_rms": np.array(rms),
-        "interference_sq_times_d_over_m": np.array(rms) ** 2 * d_k / np.array(INTERFERENCE_MS),
-        "interference_growth_exponent": float(np.log(rms[-1] / rms[0]) / np.log(64.0)),
-        "jensen_ratio_mean": float(ratio.mean()),
-        "packing_max_overlap": float(gram.max()),
-        "packing_keys_per_dim": float(len(pk) / d_k),
     }
 
 
-_K = ("key",)
+def unit_overlaps(rng, d_k: int, draws: int) -> dict:
+    """Overlap s = u.w of random unit vectors: mean 0 and E[s^2] = 1/d (appendix B line 68,
+    first-principles D1 line 755)."""
+    u = rng.standard_normal((draws, d_k))
+    w = rng.standard_normal((draws, d_k))
+    s = np.einsum("ij,ij->i", u, w) / np.linalg.norm(u, axis=1) / np.linalg.norm(w, axis=1)
+    return {
+        "unit_overlap_mean": float(s.mean()),
+        "unit_overlap_sq_times_d": float(np.mean(s**2) * d_k),
+    }
+
+
+def interference_growth(rng, d_k: int, memory_counts) -> dict:
+    """Interference of M unit memories against a unit query, its square-root growth in M and
+    Jensen's gap (appendix B line 68, ch6 line 33); NaN above d_k = 16, to stay fast."""
+    ms = np.array(memory_counts)
+    # Its squared norm has mean M/d; 100 draws per M.
+    rms = [np.nan] * len(ms)
+    ratio = np.array([np.nan])
+    if d_k <= 16:
+        rms = [float(np.sqrt(np.mean(interference_sq(rng, 100, m, d_k)))) for m in memory_counts]
+        # Jensen: with M - 1 = d_k other memories the mean ratio sits below sqrt((M-1)/d) = 1.
+        ratio = np.sqrt(interference_sq(rng, 400, d_k, d_k))
+    return {
+        "interference_rms": np.array(rms),
+        "interference_sq_times_d_over_m": np.array(rms) ** 2 * d_k / ms,
+        "interference_growth_exponent": float(np.log(rms[-1] / rms[0]) / np.log(ms[-1] / ms[0])),
+        "jensen_ratio_mean": float(ratio.mean()),
+    }
+
+
+def packing(rng, d_k: int) -> dict:
+    """10 d random unit keys stay nearly orthogonal in R^d (appendix B line 68)."""
+    pk = rng.standard_normal((10 * d_k, d_k))
+    pk /= np.linalg.norm(pk, axis=1, keepdims=True)
+    gram = np.abs(pk @ pk.T - np.eye(len(pk)))
+    return {
+        "packing_max_overlap": float(gram.max()),
+        "packing_keys_per_dim": float(len(pk) / d_k),
+    }

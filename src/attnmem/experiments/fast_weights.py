@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ..spec import Output, experiment, integer, ints, real, seeds
+from ..spec import Output, experiment, integer, ints, real, real_list, seeds
 from . import toylang
 
 # ----------------------------------------------------------------------------- small tools
@@ -269,11 +269,10 @@ def feature_state_gap(rng, tokens: int, d_k: int, d_v: int, degree: int, beta: f
 # ----------------------------------------------------------------------------- D4 identities
 
 
-def delta_identities(rng, d: int, pairs: int) -> dict:
-    """Properties of the delta rule on random unit keys: the latest pair is read back exactly, a
-    repeated write changes nothing, orthonormal keys keep every pair, each write moves an older
-    read by (error) x (key overlap), and the write is a gradient step on 1/2 |S k - v|^2."""
-    K, V = unit_vectors(rng, pairs, d), rng.standard_normal((pairs, d))
+def delta_write_gaps(K: np.ndarray, V: np.ndarray, rng) -> dict:
+    """The delta rule stores the latest pair, ignores a repeat, keeps orthonormal pairs and moves
+    an older read by (error) x (key overlap) (first-principles lines 977-988)."""
+    d, pairs = K.shape[-1], K.shape[-2]
     states = delta_states(K, V)
     store = np.abs(np.einsum("tij,tj->ti", states, K) - V).max()
     S_last = states[-1]
@@ -287,37 +286,42 @@ def delta_identities(rng, d: int, pairs: int) -> dict:
         err = V[t] - prev @ K[t]
         moved = states[t] @ K[:t].T - prev @ K[:t].T  # (d_v, t)
         disturb = max(disturb, np.abs(moved - np.outer(err, K[t] @ K[:t].T)).max())
-    eta = 0.37
+    return {
+        "delta_store_gap": float(store),
+        "delta_repeat_change": float(repeat),
+        "delta_orthonormal_gap": float(ortho_gap),
+        "delta_disturb_gap": float(disturb),
+    }
+
+
+def delta_gradient_gap(k: np.ndarray, v: np.ndarray, rng, eta: float = 0.37) -> float:
+    """The delta write is a gradient step on 1/2 |S k - v|^2 (first-principles line 977): the
+    analytic gradient against central differences at a random S, and one step from S = 0."""
+    d = len(k)
     S = rng.standard_normal((d, d))
-    grad = np.outer(S @ K[0] - V[0], K[0])  # analytic, checked against differences below
+    grad = np.outer(S @ k - v, k)  # analytic, checked against differences below
     h, fd = 1e-5, np.empty((d, d))
     for i in range(d):
         for j in range(d):
             E = np.zeros((d, d))
             E[i, j] = h
             fd[i, j] = (
-                0.5 * np.sum(((S + E) @ K[0] - V[0]) ** 2)
-                - 0.5 * np.sum(((S - E) @ K[0] - V[0]) ** 2)
+                0.5 * np.sum(((S + E) @ k - v) ** 2) - 0.5 * np.sum(((S - E) @ k - v) ** 2)
             ) / (2 * h)
-    stepped = delta_states(K[:1], V[:1], eta=eta)[-1]  # from S_0 = 0
-    zero_step = -eta * np.outer(-V[0], K[0])
-    gradient_gap = max(np.abs(fd - grad).max(), np.abs(stepped - zero_step).max())
-    # Gated delta: alpha S (I - beta k k^T) + beta v k^T, with a unit key and beta = 1, stores
-    # the pair exactly and scales every direction orthogonal to k by alpha.
-    alpha, S0 = 0.8, rng.standard_normal((d, d))
-    k, v = K[0], V[0]
+    stepped = delta_states(k[None], v[None], eta=eta)[-1]  # from S_0 = 0
+    zero_step = -eta * np.outer(-v, k)
+    return float(max(np.abs(fd - grad).max(), np.abs(stepped - zero_step).max()))
+
+
+def gated_delta_gap(k: np.ndarray, v: np.ndarray, rng, alpha: float = 0.8) -> float:
+    """Gated delta alpha S (I - k k^T) + v k^T stores (k, v) and scales the rest by alpha
+    (memory-math chapter 10, line 50), with a unit key and write strength 1."""
+    d = len(k)
+    S0 = rng.standard_normal((d, d))
     gated = alpha * S0 @ (np.eye(d) - np.outer(k, k)) + np.outer(v, k)
     u = rng.standard_normal(d)
     u -= (u @ k) * k
-    gated_gap = max(np.abs(gated @ k - v).max(), np.abs(gated @ u - alpha * S0 @ u).max())
-    return {
-        "store": float(store),
-        "repeat": float(repeat),
-        "orthonormal": float(ortho_gap),
-        "disturb": float(disturb),
-        "gradient": float(gradient_gap),
-        "gated": float(gated_gap),
-    }
+    return float(max(np.abs(gated @ k - v).max(), np.abs(gated @ u - alpha * S0 @ u).max()))
 
 
 def overwrite_errors(rng, d: int) -> dict:
@@ -338,7 +342,8 @@ def overwrite_errors(rng, d: int) -> dict:
 
 def wy_gap(rng, steps: int, d: int) -> float:
     """Products of generalised Householder factors I - beta_t k_t k_t^T equal I - W K^T with
-    w_t = beta_t (k_t - W_{t-1} K_{t-1}^T k_t) (the compact form DeltaNet parallelises)."""
+    w_t = beta_t (k_t - W_{t-1} K_{t-1}^T k_t), the compact form DeltaNet parallelises
+    (memory-math line 50)."""
     K, betas = unit_vectors(rng, steps, d), rng.uniform(0, 1, steps)
     prod, W = np.eye(d), np.zeros((0, d))
     for t in range(steps):
@@ -446,19 +451,13 @@ def reader_steps(rng, tokens: np.ndarray, n_names: int, d: int, beta: float, voc
 # ----------------------------------------------------------------------------- experiments
 
 
-PASSES = (1, 2, 5, 10, 100, 1_000_000)
-
 READERS = ("linear", "softmax")
-
-LAMBDAS = (0.5, 1e-6)  # the two penalties of first-principles line 989
 
 _ALGEBRA_SECTIONS = (
     "first-principles D3 (lines 863-950) and D4 (lines 977-1008)",
     "memory-math ch. 4 delta rule and RLS (lines 17-18), ch. 9-10 (lines 46-50), D10 (line 68)",
     "every-layer-a-store: per-channel forgetting (line 72)",
 )
-
-GAMMAS = (0.5, 0.7, 0.8, 0.9, 0.95, 1.0)  # the decay handle's sweep; 0.9 is the Check's (l. 976)
 
 STORES = ("hebbian", "least_squares", "delta", "softmax")
 
@@ -482,7 +481,9 @@ STORES = ("hebbian", "least_squares", "delta", "softmax")
         "ridge_dim": integer(min=1),
         "ridge_pairs": integer(min=1),
         "ridge_draws": integer(min=1),
+        "ridge_lambdas": real_list(gt=0, doc="ridge penalties of the ridge-store reads"),
         "state_dim": integer(min=2),
+        "passes": ints(min=1, ranges=False, doc="passes of the repeated delta write"),
         "cache_beta": real(gt=0),
     },
     outputs=(
@@ -548,8 +549,8 @@ STORES = ("hebbian", "least_squares", "delta", "softmax")
     coords={
         "feature_map": ["identity", "elu+1"],
         "degree": lambda **p: list(range(p["degree_max"] + 1)),
-        "passes": list(PASSES),
-        "lam": list(LAMBDAS),
+        "passes": lambda **p: p["passes"],
+        "lam": lambda **p: p["ridge_lambdas"],
         "reader": list(READERS),
         "step": list(range(len(FLO_SENTENCE) + 3)),
     },
@@ -573,61 +574,119 @@ def fast_weight_algebra(
     ridge_dim: int,
     ridge_pairs: int,
     ridge_draws: int,
+    ridge_lambdas: list[float],
     state_dim: int,
+    passes: list[int],
     cache_beta: float,
     rng,
 ) -> dict:
     """One random draw of every algebraic check of the fast-weight sections (the note's Checks
-    each use one draw; the seeds replicate them)."""
+    each use one draw; the seeds replicate them). The parts draw from ``rng`` in this order."""
     del seed
+    out = linear_attention_forms(rng, tokens, d_k, d_v)
+    out.update(exp_gram_checks(rng, gram_keys, gram_dim))
+    out.update(
+        truncated_exp_checks(
+            rng, tokens, d_v, feature_dim, feature_degree, trunc_dim, trunc_beta, degree_max
+        )
+    )
+    out.update(delta_rule_checks(rng, state_dim))
+    out.update(ttt_checks(rng, tokens, state_dim))
+    out.update(ridge_checks(rng, ridge_dim, ridge_pairs, ridge_draws, ridge_lambdas))
+    out.update(flo_reads(rng, state_dim, cache_beta))
+    out.update(additive_write_checks(rng, tokens, d_k, d_v))
+    out["wy_gap"] = wy_gap(rng, tokens, state_dim)
+    out.update(least_squares_limits(rng, state_dim, passes, rls_pairs, rls_dim, rls_lambda))
+    # drawn last, so that every value above keeps its draws
+    out["ttt_batch_fd_gap"] = ttt_batch_fd_gap(rng, tokens, state_dim)
+    return out
+
+
+def linear_attention_forms(rng, tokens: int, d_k: int, d_v: int) -> dict:
+    """Recurrent, explicit and masked causal linear attention agree (first-principles 880-900)."""
     lin = linear_attention_gaps(rng, tokens, d_k, d_v)
-    gram = exp_gram(rng, gram_keys, gram_dim)
-    feat = feature_state_gap(rng, tokens, feature_dim, d_v, feature_degree, trunc_beta)
-    trunc = truncated_reads(rng, tokens, trunc_dim, d_v, trunc_beta, degree_max)
-    delta = delta_identities(rng, state_dim, 3 * state_dim)
-    over = overwrite_errors(rng, state_dim)
-    ttt = ttt_gaps(rng, tokens, state_dim)
-    lams = LAMBDAS
-    one = ridge_read_errors(rng, 1, ridge_dim, ridge_pairs, lams)[:, 0]
-    many = ridge_read_errors(rng, ridge_draws, ridge_dim, ridge_pairs, lams)
-    prompt = flo_tokens()[: len(FLO_SENTENCE) + 3]  # up to 'thanked'; position 14 is asked
-    flo = reader_steps(rng, prompt, 8, state_dim, cache_beta, toylang.vocab_size(8, 6))
-    out = {
-        "recurrence_gap": np.array([lin["identity"], lin["elu+1"]]),
-        "gradient_step_gap": gradient_step_gap(rng, tokens, d_k, d_v),
-        "scan_gap": scan_gap(rng, tokens, d_k, d_v),
-        "polynomial_state_gap": polynomial_state_gap(rng, tokens, d_k, d_v),
-        "gram_rank": gram["rank"],
-        "gram_min_eig_rel": gram["min_eig_rel"],
+    return {"recurrence_gap": np.array([lin["identity"], lin["elu+1"]])}
+
+
+def exp_gram_checks(rng, n_keys: int, dim: int) -> dict:
+    """exp(k_i.k_j) of random keys has full rank: no finite features (first-principles 908-917)."""
+    gram = exp_gram(rng, n_keys, dim)
+    return {"gram_rank": gram["rank"], "gram_min_eig_rel": gram["min_eig_rel"]}
+
+
+def truncated_exp_checks(
+    rng, tokens, d_v, feature_dim, feature_degree, trunc_dim, beta, degree_max
+) -> dict:
+    """Tensor features of the cut exponential, and the cut read (first-principles 918-919)."""
+    feat = feature_state_gap(rng, tokens, feature_dim, d_v, feature_degree, beta)
+    trunc = truncated_reads(rng, tokens, trunc_dim, d_v, beta, degree_max)
+    return {
         "feature_count": feat["count"],
         "feature_state_gap": feat["gap"],
         "truncated_distance": trunc["distance"],
-        "delta_store_gap": delta["store"],
-        "delta_repeat_change": delta["repeat"],
-        "delta_orthonormal_gap": delta["orthonormal"],
-        "delta_disturb_gap": delta["disturb"],
-        "delta_gradient_gap": delta["gradient"],
-        "gated_delta_gap": delta["gated"],
-        "overwrite_error_l2": over["l2"],
-        "overwrite_error_l1": over["l1"],
-        "overwrite_error_additive": over["additive"],
-        "wy_gap": wy_gap(rng, tokens, state_dim),
-        "ttt_batch_gap": ttt["batch"],
-        "ttt_delta_gap": ttt["per_token"],
-        "repeated_delta_distance": repeated_delta_distance(rng, state_dim, 6, PASSES),
-        "rls_batch_gap": rls_batch_gap(rng, rls_pairs, rls_dim, rls_dim, rls_lambda),
+    }
+
+
+def delta_rule_checks(rng, state_dim: int) -> dict:
+    """The delta rule's identities, its gated form and overwriting (first-principles 977-988)."""
+    K = unit_vectors(rng, 3 * state_dim, state_dim)
+    V = rng.standard_normal((3 * state_dim, state_dim))
+    out = delta_write_gaps(K, V, rng)
+    out["delta_gradient_gap"] = delta_gradient_gap(K[0], V[0], rng)
+    out["gated_delta_gap"] = gated_delta_gap(K[0], V[0], rng)
+    over = overwrite_errors(rng, state_dim)
+    out["overwrite_error_l2"] = over["l2"]
+    out["overwrite_error_l1"] = over["l1"]
+    out["overwrite_error_additive"] = over["additive"]
+    return out
+
+
+def ttt_checks(rng, tokens: int, state_dim: int) -> dict:
+    """Test-time training's batch and per-token steps against the fast states (memory-math 50)."""
+    ttt = ttt_gaps(rng, tokens, state_dim)
+    return {"ttt_batch_gap": ttt["batch"], "ttt_delta_gap": ttt["per_token"]}
+
+
+def ridge_checks(rng, dim: int, pairs: int, draws: int, lams) -> dict:
+    """The ridge store's read error, one draw and many, per penalty (first-principles 989)."""
+    one = ridge_read_errors(rng, 1, dim, pairs, lams)[:, 0]
+    many = ridge_read_errors(rng, draws, dim, pairs, lams)
+    return {
         "ridge_error_one_draw": one,
         "ridge_error_median": np.median(many, axis=1),
         "ridge_error_mean": many.mean(axis=1),
         "ridge_mean_over_median": many.mean(axis=1) / np.median(many, axis=1),
+    }
+
+
+def flo_reads(rng, state_dim: int, cache_beta: float) -> dict:
+    """The state and the cache asked for Flo after each word of D3's prompt (lines 864, 901)."""
+    prompt = flo_tokens()[: len(FLO_SENTENCE) + 3]  # up to 'thanked'; position 14 is asked
+    flo = reader_steps(rng, prompt, 8, state_dim, cache_beta, toylang.vocab_size(8, 6))
+    return {
         "flo_cos_true": flo["true"],
         "flo_cos_wrong": flo["wrong"],
         "flo_correct": (flo["true"][:, -1] > flo["wrong"][:, -1]).astype(float),
         "flo_state": flo["state"],
     }
-    # drawn last, so that every value above keeps its draws
-    out["ttt_batch_fd_gap"] = ttt_batch_fd_gap(rng, tokens, state_dim)
-    return out
+
+
+def additive_write_checks(rng, tokens: int, d_k: int, d_v: int) -> dict:
+    """The additive write as a gradient step and a scan (first-principles 902), and D10's
+    polynomial read as a fixed state (memory-math line 68)."""
+    return {
+        "gradient_step_gap": gradient_step_gap(rng, tokens, d_k, d_v),
+        "scan_gap": scan_gap(rng, tokens, d_k, d_v),
+        "polynomial_state_gap": polynomial_state_gap(rng, tokens, d_k, d_v),
+    }
+
+
+def least_squares_limits(rng, state_dim, passes, rls_pairs, rls_dim, rls_lambda) -> dict:
+    """Repeated delta passes and RLS reach least squares (first-principles 989-1008, els 72)."""
+    return {
+        "repeated_delta_distance": repeated_delta_distance(rng, state_dim, 6, passes),
+        "rls_batch_gap": rls_batch_gap(rng, rls_pairs, rls_dim, rls_dim, rls_lambda),
+    }
 
 
 def ttt_batch_fd_gap(rng, tokens: int, d: int, h: float = 1e-3) -> float:
@@ -649,9 +708,6 @@ def ttt_batch_fd_gap(rng, tokens: int, d: int, h: float = 1e-3) -> float:
     W1 = np.zeros((d, d)) - 0.5 * grad
     linear_attention = (Q @ K.T) @ V  # row s: sum_t (q_s . k_t) v_t
     return float(np.abs(Q @ W1.T - linear_attention).max())
-
-
-# passes of the repeated delta write (every-layer-a-store line 72); the last one is the limit
 
 
 def age_streams(rng, streams: int, d: int, pairs: int, gammas, beta: float) -> dict:
@@ -715,6 +771,7 @@ def store_streams(rng, draws: int, d: int, max_pairs: int, beta: float) -> dict:
     params={
         "age_dim": integer(min=1),
         "age_pairs": integer(min=1),
+        "gammas": real_list(gt=0, max=1, doc="decay factors of the decayed additive state"),
         "streams": integer(min=1),
         "store_dim": integer(min=1),
         "max_pairs": integer(min=1),
@@ -763,7 +820,7 @@ def store_streams(rng, draws: int, d: int, max_pairs: int, beta: float) -> dict:
         ),
     ),
     coords={
-        "gamma": list(GAMMAS),
+        "gamma": lambda **p: p["gammas"],
         "age": lambda **p: list(range(p["age_pairs"])),
         "store": list(STORES),
         "pairs": lambda **p: list(range(1, p["max_pairs"] + 1)),
@@ -781,6 +838,7 @@ def write_rule_streams(
     seed: int,
     age_dim: int,
     age_pairs: int,
+    gammas: list[float],
     streams: int,
     store_dim: int,
     max_pairs: int,
@@ -796,7 +854,7 @@ def write_rule_streams(
     size of the note's Check), the four stores against the number of pairs (``draws`` per seed,
     and the first ``few_draws`` of them), and the cache against the state as tokens are read."""
     del seed
-    age = age_streams(rng, streams, age_dim, age_pairs, GAMMAS, beta)
+    age = age_streams(rng, streams, age_dim, age_pairs, gammas, beta)
     store = store_streams(rng, draws, store_dim, max_pairs, beta)
     # fewest pairs at which the interference power reaches the signal's, per linear store
     cross = np.array(
@@ -866,8 +924,10 @@ def cache_crossover(d_model: int, layers: int) -> dict:
         "d_model": integer(min=1),
         "layers": integer(min=1),
         "bytes_per_number": integer(min=1),
+        "contexts": ints(min=1, ranges=False, doc="context lengths of the cache against weights"),
         "age_dim": integer(min=1),
         "age_pairs": integer(min=1),
+        "gammas": real_list(gt=0, max=1, doc="decay factors of the closed-form error"),
         "gamma_check": real(max=1, gt=0),
         "store_dim": integer(min=1),
         "max_pairs": integer(min=1),
@@ -936,8 +996,8 @@ def cache_crossover(d_model: int, layers: int) -> dict:
         Output("kda_row", "row after decay and write (KDA)", dims=("component",)),
     ),
     coords={
-        "context": lambda **p: [2**i for i in range(CONTEXT_POWERS[0], CONTEXT_POWERS[1] + 1)],
-        "gamma": list(GAMMAS),
+        "context": lambda **p: p["contexts"],
+        "gamma": lambda **p: p["gammas"],
         "age": lambda **p: list(range(p["age_pairs"])),
         "pairs": lambda **p: list(range(1, p["max_pairs"] + 1)),
         "tokens": lambda **p: list(range(1, p["cache_tokens"] + 1)),
@@ -955,8 +1015,10 @@ def fast_memory_exact(
     d_model: int,
     layers: int,
     bytes_per_number: int,
+    contexts: list[int],
     age_dim: int,
     age_pairs: int,
+    gammas: list[float],
     gamma_check: float,
     store_dim: int,
     max_pairs: int,
@@ -964,19 +1026,23 @@ def fast_memory_exact(
     cache_tokens: int,
 ) -> dict:
     """The closed forms and worked examples of the fast-memory sections, computed exactly."""
-    d = d_head
+    out = cost_table(d_head, n_seq)
+    out.update(weights_against_cache(d_model, layers, bytes_per_number, contexts))
+    out.update(decay_closed_forms(age_dim, age_pairs, gammas, gamma_check))
+    out.update(store_closed_forms(store_dim, max_pairs))
+    out.update(first_value_closed(cache_dim, cache_tokens))
+    out.update(toylang_counts())
+    out.update(ann_then_cy())
+    out.update(neighbour_write())
+    out.update(decayed_row_writes())
+    return out
+
+
+def cost_table(d: int, n_seq: int) -> dict:
+    """Numbers and multiply-adds of one head's state and cache (first-principles 920-939)."""
     t = np.arange(1, n_seq + 1)
     state_per_token = np.full(n_seq, 2 * d * d)  # write d^2 + read d^2 (line 929)
     cache_per_token = t * (d + d)  # t d_k scores + t d_v weighted sum (line 930)
-    params, cache_token = weights_and_cache(d_model, layers)
-    context = 2.0 ** np.arange(CONTEXT_POWERS[0], CONTEXT_POWERS[1] + 1)
-    age = np.arange(age_pairs)
-    decay = decay_error_closed(age_dim, age_pairs, GAMMAS, age)
-    at_check = decay_error_closed(age_dim, age_pairs, [gamma_check], age)[0]
-    m = np.arange(1, max_pairs + 1)
-    hebb = (m - 1) / store_dim
-    ls = np.maximum(0.0, 1 - store_dim / m)
-    ex = worked_examples()
     return {
         "state_numbers": float(d * d),
         "cache_numbers_end": float(2 * d * n_seq),
@@ -989,6 +1055,14 @@ def fast_memory_exact(
         "cost_ratio": float(cache_per_token.sum() / state_per_token.sum()),
         "numbers_crossing": d * d / (d + d),
         "cost_crossing": 2 * d * d / (d + d),
+    }
+
+
+def weights_against_cache(d_model: int, layers: int, bytes_per_number: int, contexts) -> dict:
+    """A model's weights against its cache, per token and per context (memory-math lines 46-49)."""
+    params, cache_token = weights_and_cache(d_model, layers)
+    context = np.asarray(contexts, dtype=float)
+    return {
         "param_count": float(params),
         "param_bytes": float(params * bytes_per_number),
         "cache_bytes_per_token": float(cache_token * bytes_per_number),
@@ -996,37 +1070,84 @@ def fast_memory_exact(
         "param_gb": params * bytes_per_number / 1e9,
         "cache_mb_per_token": cache_token * bytes_per_number / 1e6,
         "cache_bytes": context * cache_token * bytes_per_number,
-        "decay_closed_error": decay,
+    }
+
+
+def decay_closed_forms(age_dim: int, age_pairs: int, gammas, gamma_check: float) -> dict:
+    """Decayed state's error by age; where the Check's crosses 1 (first-principles 955-976)."""
+    age = np.arange(age_pairs)
+    at_check = decay_error_closed(age_dim, age_pairs, [gamma_check], age)[0]
+    return {
+        "decay_closed_error": decay_error_closed(age_dim, age_pairs, gammas, age),
         "decay_last_below_one": float(age[at_check < 1].max()),
         "decay_first_above_one": float(age[at_check > 1].min()),
+    }
+
+
+def store_closed_forms(store_dim: int, max_pairs: int) -> dict:
+    """Hebbian and least-squares errors against the number of pairs (memory-math line 19)."""
+    m = np.arange(1, max_pairs + 1)
+    hebb = (m - 1) / store_dim
+    ls = np.maximum(0.0, 1 - store_dim / m)
+    return {
         "hebbian_closed_error": hebb,
         "least_squares_closed_error": ls,
         "hebbian_reaches_one": float(m[hebb >= 1].min()),
         "least_squares_exact_up_to": float(m[ls == 0].max()),
-        "first_value_state_closed": (np.arange(1, cache_tokens + 1) - 1) / cache_dim,
-        "flo_answer_position": float(toylang.copy_positions(len(FLO_SENTENCE) - 5)["X"]),
-        "toylang_fillers": float(len(toylang.FILLERS)),
-        **ex,
     }
 
 
-CONTEXT_POWERS = (8, 20)  # context lengths 2^8 .. 2^20 for the cache-against-weights sweep
+def first_value_closed(cache_dim: int, cache_tokens: int) -> dict:
+    """The state's error on the first value after t tokens, (t - 1)/d (memory-math lines 47-48)."""
+    return {"first_value_state_closed": (np.arange(1, cache_tokens + 1) - 1) / cache_dim}
 
 
-def worked_examples() -> dict:
-    """The hand-worked writes: Ann then Cy under one key (first-principles lines 984-987), and one
-    memory row decayed then corrected (every-layer-a-store line 68)."""
-    k, ann, cy = np.array([1.0, 0.0]), 3.0, 5.0  # line 984
+def toylang_counts() -> dict:
+    """Where D3's prompt asks for Flo, and how many fillers ToyLang has (first-principles 864)."""
+    return {
+        "flo_answer_position": float(toylang.copy_positions(len(FLO_SENTENCE) - 5)["X"]),
+        "toylang_fillers": float(len(toylang.FILLERS)),
+    }
+
+
+def ann_then_cy() -> dict:
+    """Ann then Cy under one key, added and then corrected (first-principles lines 984-986)."""
+    k, ann, cy = np.array([1.0, 0.0]), 3.0, 5.0
     heb = ann * k + cy * k
     S = ann * k
     err_cy = cy - S @ k
     S_delta = S + err_cy * k
-    repeat_err = cy - S_delta @ k
-    kp, seven = np.array([0.6, 0.8]), 7.0  # line 987
+    return {
+        "hebbian_state_ann_cy": heb,
+        "hebbian_read_ann_cy": float(heb @ k),
+        "delta_error_cy": float(err_cy),
+        "delta_state_cy": S_delta,
+        "delta_read_cy": float(S_delta @ k),
+        "delta_repeat_error": float(cy - S_delta @ k),
+    }
+
+
+def neighbour_write() -> dict:
+    """Correcting Ann over a stored neighbour moves the neighbour's read (first-principles 987)."""
+    k, ann = np.array([1.0, 0.0]), 3.0  # Ann's key and value, line 984
+    kp, seven = np.array([0.6, 0.8]), 7.0
     S0 = seven * kp
     err_ann = ann - S0 @ k
     S1 = S0 + err_ann * k
-    row, key, value, strength = np.array([2.0, 1.0]), np.array([1.0, 0.0]), 3.0, 0.5  # els l. 68
+    return {
+        "neighbour_state_before": S0,
+        "neighbour_error": float(err_ann),
+        "neighbour_state_after": S1,
+        "neighbour_read_k": float(S1 @ k),
+        "neighbour_read_kprime": float(S1 @ kp),
+        "neighbour_shift": float(S1 @ kp - seven),
+        "overlap_times_error": float((k @ kp) * err_ann),
+    }
+
+
+def decayed_row_writes() -> dict:
+    """One row decayed whole (Gated DeltaNet) or per channel (KDA), then corrected (els 68-72)."""
+    row, key, value, strength = np.array([2.0, 1.0]), np.array([1.0, 0.0]), 3.0, 0.5
     out = {}
     for name, keep in (("gdn", np.array([0.5, 0.5])), ("kda", np.array([0.5, 1.0]))):
         decayed = keep * row
@@ -1036,19 +1157,4 @@ def worked_examples() -> dict:
         out[f"{name}_error"] = float(value - pred)
         out[f"{name}_increment"] = float(strength * (value - pred))
         out[f"{name}_row"] = decayed + strength * (value - pred) * key
-    return {
-        "hebbian_state_ann_cy": heb,
-        "hebbian_read_ann_cy": float(heb @ k),
-        "delta_error_cy": float(err_cy),
-        "delta_state_cy": S_delta,
-        "delta_read_cy": float(S_delta @ k),
-        "delta_repeat_error": float(repeat_err),
-        "neighbour_state_before": S0,
-        "neighbour_error": float(err_ann),
-        "neighbour_state_after": S1,
-        "neighbour_read_k": float(S1 @ k),
-        "neighbour_read_kprime": float(S1 @ kp),
-        "neighbour_shift": float(S1 @ kp - seven),
-        "overlap_times_error": float((k @ kp) * err_ann),
-        **out,
-    }
+    return out

@@ -26,10 +26,9 @@ from functools import lru_cache
 import numpy as np
 from scipy import integrate, special
 
-from ..spec import Output, experiment, integer, real, seeds
+from ..spec import Output, experiment, integer, ints, real, seeds
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
-SHOWN_M = (4, 16, 32, 64)  # memories drawn in the memory-math chapter 3 figure (at ls_width)
 
 
 def widths(d_min: int, n_widths: int) -> list[int]:
@@ -230,6 +229,7 @@ def _grid_coords(**p):
         "ls_trials": integer(min=1),
         "value_dim": integer(min=1),
         "moment_samples": integer(min=2),
+        "shown_m": ints(min=1, ranges=False, doc="memories whose recall weights are drawn"),
     },
     outputs=(
         Output("m_pairs", "stored pairs m", "pairs", ("d", "load")),
@@ -304,7 +304,7 @@ def _grid_coords(**p):
         "load": lambda **p: loads(
             p["ratio_step"], p["figure_ratio_max"], p["far_step"], p["ratio_max"]
         ),
-        "shown_m": SHOWN_M,
+        "shown_m": lambda **p: p["shown_m"],
     },
     sections=(
         "first-principles B3 (ii) and B4: the random-key memory and the look-back (lines 392-439)",
@@ -327,31 +327,91 @@ def random_key_memory(
     ls_trials: int,
     value_dim: int,
     moment_samples: int,
+    shown_m: list[int],
     rng,
 ) -> dict:
-    """One replicate of the whole sweep over widths d and loads m/d (see the module docstring)."""
+    """One replicate of the whole sweep over widths d and loads m/d (see the module docstring).
+    The parts draw from ``rng`` in this order."""
     del seed  # a replicate index: it only selects this point's generator
     ds = widths(d_min, n_widths)
     rs = np.array(loads(ratio_step, figure_ratio_max, far_step, ratio_max))
     in_figure = rs <= figure_ratio_max + 1e-9
-    shape = (len(ds), len(rs))
-    keys = ("noise_sq", "accuracy", "noise_sq_unit", "lookback", "leak")
-    res = {k: np.full(shape, np.nan) for k in keys}
     m_pairs = np.rint(rs[None, :] * np.array(ds)[:, None])
-    gauss = np.vectorize(lambda m, d: gaussian_correct(math.sqrt((m - 1) / (N * d)), N))(
-        m_pairs, np.array(ds)[:, None]
-    )
+    res = simulate_reads(rng, ds, m_pairs, in_figure, N, queries, trials, ls_width, value_dim)
+    out = {"m_pairs": m_pairs}
+    out.update(hebbian_interference(res, ds, rs, m_pairs, in_figure))
+    out.update(name_accuracy(res, ds, m_pairs, in_figure, N))
+    out.update(lookback_reads(res, in_figure))
+    out.update(least_squares_interference(rng, ls_width, rs, in_figure, queries, trials, N))
+    out.update(storage_counts(ds, m_pairs, N))
+    out.update(key_moments(rng, ds, moment_samples))
+    out.update(orthonormal_recall(rng, ds, N))
+    out.update(recall_bars(rng, shown_m, ls_width))
+    out.update(small_identities(rng))
+    return out
+
+
+def simulate_reads(rng, ds, m_pairs, in_figure, N, queries, trials, ls_width, value_dim) -> dict:
+    """Mean reads of the Hebbian store at every (d, load), far loads at ls_width only (B3, B4)."""
+    keys = ("noise_sq", "accuracy", "noise_sq_unit", "lookback", "leak")
+    res = {k: np.full(m_pairs.shape, np.nan) for k in keys}
     for a, d in enumerate(ds):
-        for b in range(len(rs)):
+        for b in range(m_pairs.shape[1]):
             if not in_figure[b] and d != ls_width:
                 continue  # the far loads are read at ls_width only
             dv = value_dim if (d == ls_width and in_figure[b]) else 0
             for k, v in read_memory(rng, d, int(m_pairs[a, b]), queries, trials, N, dv).items():
                 res[k][a, b] = v
+    return res
+
+
+def hebbian_interference(res, ds, rs, m_pairs, in_figure) -> dict:
+    """Measured interference vs sqrt((m-1)/d), and where it reaches 1 (first-principles 397-413)."""
     formula = np.sqrt((m_pairs - 1) / np.array(ds)[:, None])
     ratio = np.sqrt(res["noise_sq"])
-    spread = res["accuracy"].max(axis=0) - res["accuracy"].min(axis=0)
+    return {
+        "noise_sq": res["noise_sq"],
+        "noise_ratio": ratio,
+        "noise_ratio_formula": formula,
+        "noise_sq_formula": formula**2,
+        "noise_sq_gap": res["noise_sq"] / formula**2 - 1.0,
+        "noise_ratio_unit_values": np.sqrt(res["noise_sq_unit"]),
+        "max_rel_dev": float(np.max(np.abs(ratio[:, in_figure] / formula[:, in_figure] - 1))),
+        "hebbian_crossing": np.array(
+            [crossing(rs[in_figure], ratio[a, in_figure]) for a in range(len(ds))]
+        ),
+        "hebbian_crossing_formula": np.array([(d + 1) / d for d in ds], dtype=float),
+    }
 
+
+def name_accuracy(res, ds, m_pairs, in_figure, N) -> dict:
+    """Chance of the right name, simulated and in Gaussian form (first-principles 414-420)."""
+    gauss = np.vectorize(lambda m, d: gaussian_correct(math.sqrt((m - 1) / (N * d)), N))(
+        m_pairs, np.array(ds)[:, None]
+    )
+    spread = res["accuracy"].max(axis=0) - res["accuracy"].min(axis=0)
+    return {
+        "accuracy": res["accuracy"],
+        "accuracy_gaussian": gauss,
+        "guess_accuracy": 1.0 / N,
+        "gaussian_at_unit_ratio": gaussian_correct(math.sqrt(1.0 / N), N),
+        "width_spread": spread,
+        "width_spread_max": float(np.max(spread[in_figure])),
+    }
+
+
+def lookback_reads(res, in_figure) -> dict:
+    """The look-back's accuracy and the other keys' growing leak (first-principles 436-439)."""
+    return {
+        "lookback_accuracy": res["lookback"],
+        "lookback_min": float(np.nanmin(res["lookback"])),
+        "leak_total": res["leak"],
+        "leak_growth_min": np.min(np.diff(res["leak"][:, in_figure], axis=1), axis=1),
+    }
+
+
+def least_squares_interference(rng, ls_width, rs, in_figure, queries, trials, N) -> dict:
+    """The least-squares store's interference at ls_width, figure loads (memory-math 15-16)."""
     ls_rs = rs[in_figure]
     ls = [
         least_squares_reads(rng, ls_width, int(round(r * ls_width)), queries, trials, N)
@@ -360,8 +420,23 @@ def random_key_memory(
     ls_ratio = np.full(len(rs), np.nan)
     ls_ratio[in_figure] = [x["ratio"] for x in ls]
     exact_loads = ls_rs <= 1 + 1e-9
-    ls_error = max(x["error"] for x, ok in zip(ls, exact_loads, strict=True) if ok)
+    return {
+        "ls_ratio": ls_ratio,
+        "ls_exact_error": max(x["error"] for x, ok in zip(ls, exact_loads, strict=True) if ok),
+        "ls_crossing": crossing(ls_rs, ls_ratio[in_figure]),
+    }
 
+
+def storage_counts(ds, m_pairs, N) -> dict:
+    """Numbers in the fixed state against keeping every pair (first-principles lines 396, 439)."""
+    return {
+        "state_numbers": np.array([N * d for d in ds], dtype=float),
+        "kept_numbers": m_pairs * (np.array(ds)[:, None] + N),
+    }
+
+
+def key_moments(rng, ds, moment_samples: int) -> dict:
+    """E (k . k')^2 = 1/d sampled and integrated; q . k variances (first-principles 399-401, D1)."""
     moments = {"overlap_sq": [], "overlap_sq_exact": [], "dot_var_gauss": [], "dot_var_sign": []}
     for d in ds:
         k1, k2 = unit_rows(rng, (2, moment_samples, d))
@@ -371,50 +446,26 @@ def random_key_memory(
         moments["dot_var_gauss"].append(float(np.var(np.sum(qg * kg, -1), ddof=1)))
         qs, ks = rng.choice([-1.0, 1.0], size=(2, moment_samples, d))
         moments["dot_var_sign"].append(float(np.var(np.sum(qs * ks, -1), ddof=1)))
+    out = {k: np.array(v) for k, v in moments.items()}
+    out["overlap_sq_gap"] = np.array(moments["overlap_sq"]) * np.array(ds) - 1.0
+    return out
 
+
+def orthonormal_recall(rng, ds, N) -> dict:
+    """d orthonormal keys recall their one-hot values exactly (first-principles lines 746-750)."""
     orth_err = []
     for d in ds:
         basis = np.linalg.qr(rng.standard_normal((d, d)))[0]  # rows: d orthonormal keys
         vals = np.eye(N)[rng.integers(N, size=d)]
         store = vals.T @ basis
         orth_err.append(float(np.max(np.abs(basis @ store.T - vals))))
+    return {"orthonormal_error": np.array(orth_err)}
 
-    weights = np.full((len(SHOWN_M), max(SHOWN_M)), np.nan)
-    for a, m in enumerate(SHOWN_M):
+
+def recall_bars(rng, shown_m, ls_width: int) -> dict:
+    """Overlaps of one draw's keys with the first, per shown m (memory-math figure, line 14)."""
+    weights = np.full((len(shown_m), max(shown_m)), np.nan)
+    for a, m in enumerate(shown_m):
         k = unit_rows(rng, (m, ls_width))
         weights[a, :m] = k @ k[0]
-
-    return {
-        "m_pairs": m_pairs,
-        "noise_sq": res["noise_sq"],
-        "noise_ratio": ratio,
-        "noise_ratio_formula": formula,
-        "noise_sq_formula": formula**2,
-        "noise_sq_gap": res["noise_sq"] / formula**2 - 1.0,
-        "noise_ratio_unit_values": np.sqrt(res["noise_sq_unit"]),
-        "accuracy": res["accuracy"],
-        "accuracy_gaussian": gauss,
-        "lookback_accuracy": res["lookback"],
-        "lookback_min": float(np.nanmin(res["lookback"])),
-        "guess_accuracy": 1.0 / N,
-        "gaussian_at_unit_ratio": gaussian_correct(math.sqrt(1.0 / N), N),
-        "leak_total": res["leak"],
-        "leak_growth_min": np.min(np.diff(res["leak"][:, in_figure], axis=1), axis=1),
-        "max_rel_dev": float(np.max(np.abs(ratio[:, in_figure] / formula[:, in_figure] - 1))),
-        "width_spread": spread,
-        "width_spread_max": float(np.max(spread[in_figure])),
-        "hebbian_crossing": np.array(
-            [crossing(rs[in_figure], ratio[a, in_figure]) for a in range(len(ds))]
-        ),
-        "hebbian_crossing_formula": np.array([(d + 1) / d for d in ds], dtype=float),
-        "ls_ratio": ls_ratio,
-        "ls_exact_error": ls_error,
-        "ls_crossing": crossing(ls_rs, ls_ratio[in_figure]),
-        "state_numbers": np.array([N * d for d in ds], dtype=float),
-        "kept_numbers": m_pairs * (np.array(ds)[:, None] + N),
-        "orthonormal_error": np.array(orth_err),
-        "recall_weights": weights,
-        **{k: np.array(v) for k, v in moments.items()},
-        "overlap_sq_gap": np.array(moments["overlap_sq"]) * np.array(ds) - 1.0,
-        **small_identities(rng),
-    }
+    return {"recall_weights": weights}

@@ -262,7 +262,7 @@ def refusal(build) -> tuple[float, str]:
 
 
 def text_facts() -> dict:
-    """Byte counts and spelling facts of the typed tokens and the chronicle line."""
+    """Byte counts and spelling facts of the typed tokens and the chronicle line (lines 2-34)."""
     joined = "".join(TOKEN_TEXT)
     line = CHRONICLE.encode()
     # The number the fourth token sits inside: the run of digits around its position.
@@ -287,6 +287,218 @@ def text_facts() -> dict:
             t3.startswith(":") and t3[-1].isdigit() and CHRONICLE[start].isdigit()
         ),
         "id_ratio_3_over_4": TOKEN_IDS[2] / TOKEN_IDS[3],
+    }
+
+
+# ----------------------------------------------------------------------------- the parts
+
+
+def stored_numbers(head: Head, wq: np.ndarray) -> dict:
+    """The typed numbers and the three stored matrices, and how many numbers they hold
+    (lines 36-79)."""
+    return {
+        "x": X,
+        "weights": np.stack([wq, WK, WV]),
+        "numbers_per_matrix": float(len(head.wq)),
+        "numbers_all_matrices": float(len(head.wq) + len(head.wk) + len(head.wv)),
+    }
+
+
+def projections(head: Head, w: Work, wq: np.ndarray) -> dict:
+    """Each token's query, key and value, the pencil's count for one token through one matrix,
+    and the same queries from each token projected alone (lines 80-132)."""
+    one = attend_counting(make_head(wq, WK, WV), X[1:2])
+    alone = np.array([attend(head, X[t : t + 1]).q[0] for t in range(len(X))])
+    return {
+        "q": w.q,
+        "k": w.k,
+        "v": w.v,
+        "numbers_per_token_out": float(w.q.shape[1] + w.k.shape[1] + w.v.shape[1]),
+        "mults_per_projection": one.cost.project / 3,
+        "adds_per_projection": one.cost.adds / 3,
+        "isolation_gap": float(np.max(np.abs(alone - w.q))),
+        "q2_first_column_gap": float(np.max(np.abs(w.q[1] - wq[:, 0]))),
+    }
+
+
+def neuron_layer(head: Head, w: Work) -> dict:
+    """Volume 5's row of neurons with zero biases gives the same projections (lines 133-145)."""
+    by_layer = {
+        name: np.array([layer(head.matrix(name), np.zeros(head.dk), X[t]) for t in range(len(X))])
+        for name in MATRICES
+    }
+    layer_gap = max(
+        float(np.max(np.abs(by_layer[name] - got)))
+        for name, got in zip(MATRICES, (w.q, w.k, w.v), strict=True)
+    )
+    return {
+        "layer_gap": layer_gap,
+        "layer_matches": float(layer_gap == 0.0),
+        "layer_query_2": by_layer["Wq"][1],
+    }
+
+
+def score_square(head: Head, w: Work) -> dict:
+    """The square of raw and divided scores, and e to each score of row 2 (lines 147-175)."""
+    powers = np.exp(w.scaled[1])
+    return {
+        "divisor": head.divisor,
+        "raw": w.raw,
+        "scaled": w.scaled,
+        "n_scores": float(w.raw.size),
+        "symmetric": float(np.array_equal(w.raw, w.raw.T)),
+        "e": math.exp(1.0),
+        "row2_powers": powers,
+        "row2_power_total": float(powers.sum()),
+    }
+
+
+def share_rows(w: Work) -> dict:
+    """The rows of shares: their sums, their largest and smallest shares, and row 2's ratios
+    (lines 200-239, 267-271)."""
+    row_max = w.shares.max(axis=1)
+    row_min = w.shares.min(axis=1)
+    return {
+        "shares": w.shares,
+        "row_sum": w.shares.sum(axis=1),
+        "row_sum_gap": float(np.max(np.abs(w.shares.sum(axis=1) - 1.0))),
+        "rounded_row_sum": np.round(w.shares, 4).sum(axis=1),
+        "top_share": row_max,
+        "min_share": float(w.shares.min()),
+        "row_evenness": row_min / row_max,
+        "row2_ratio_1_to_2": float(w.shares[1, 0] / w.shares[1, 1]),
+        "row2_reciprocal_shares": 1.0 / w.shares[1],
+    }
+
+
+def mixed_values(w: Work) -> dict:
+    """The values mixed in each row's shares, and where token 2's year slot comes from
+    (lines 217-243)."""
+    return {
+        "mixed": w.out,
+        "mix_gap": float(np.max(np.abs(w.out - w.shares @ w.v))),
+        "row2_slot2_parts": w.shares[1] * w.v[:, 1],
+    }
+
+
+def position_blindness(head: Head, w: Work) -> dict:
+    """Tokens 2 and 4 get the same row until a position code is added, and no reordering of the
+    row changes any output (lines 244-253, 335-337)."""
+    placed = attend(head, X + sinusoid_positions(len(X), head.D)).shares
+    return {
+        "rows_2_4_identical": float(np.array_equal(w.shares[1], w.shares[3])),
+        "outputs_2_4_identical": float(np.array_equal(w.out[1], w.out[3])),
+        "rows_2_4_identical_with_positions": float(np.array_equal(placed[1], placed[3])),
+        "order_error": order_error(head, X),
+    }
+
+
+def square_root_divide(wq: np.ndarray) -> dict:
+    """Without the divide every score the softmax sees is exactly twice as large
+    (lines 256-271)."""
+    undivided = attend(make_head(wq, WK, WV, scale=False), X).scaled
+    divided = attend(make_head(wq, WK, WV, scale=True), X).scaled
+    return {"undivided_double_gap": float(np.max(np.abs(undivided - 2.0 * divided)))}
+
+
+def softmax_shift(w: Work) -> dict:
+    """A constant added to every score leaves the shares alone, so subtracting the row's
+    largest score changes nothing (line 286)."""
+    return {
+        "shift_gap": float(np.max(np.abs(softmax(w.scaled + 7.0, axis=-1) - w.shares))),
+        # The same shift through the textbook softmax, which subtracts nothing: invariance is
+        # then a property of e^(s + c) / sum e^(s + c), not forced by the code's own shift.
+        "shift_gap_naive": float(
+            np.max(np.abs(naive_softmax(w.scaled + 7.0) - naive_softmax(w.scaled)))
+        ),
+        # The max-shifted softmax against the unshifted formula on the head's own rows: the
+        # subtraction cancels exactly.
+        "shift_cancels_gap": float(np.max(np.abs(w.shares - naive_softmax(w.scaled)))),
+    }
+
+
+def overflow() -> dict:
+    """A score of 800 overflows e^s and breaks the unshifted softmax, not the shifted one
+    (lines 286, 340-341)."""
+    huge = np.array([800.0, 0.0, 1.0, -3.0])
+    with np.errstate(over="ignore"):
+        exp_800 = np.exp(800.0)
+    shifted = np.exp(huge - huge.max())
+    return {
+        "exp_800_infinite": float(np.isinf(exp_800)),
+        "naive_800_nan": float(np.isnan(naive_softmax(huge)).any()),
+        "softmax_800_finite": float(np.all(np.isfinite(softmax(huge)))),
+        "softmax_800_sum": float(softmax(huge).sum()),
+        "shifted_top_power": float(shifted.max()),
+    }
+
+
+def weights_are_data(head: Head, w: Work) -> dict:
+    """How the shares move: a bias on the queries moves them, a bias on the keys does not, and
+    other numbers on token 1 change token 2's row (lines 145, 351-352)."""
+    bias = 0.5
+    shares_qbias = softmax((w.q + bias) @ w.k.T / head.divisor, axis=-1)
+    shares_kbias = softmax(w.q @ (w.k + bias).T / head.divisor, axis=-1)
+    other = X.copy()
+    other[0] = X[2]
+    shares_other = attend(head, other).shares
+    return {
+        "query_bias_share_change": float(np.max(np.abs(shares_qbias - w.shares))),
+        "key_bias_share_change": float(np.max(np.abs(shares_kbias - w.shares))),
+        "other_row_share_change": float(np.max(np.abs(shares_other[1] - w.shares[1]))),
+    }
+
+
+def counted_cost(head: Head, w: Work) -> dict:
+    """The loop head's multiply-adds against 3nDdk + 2n^2dk, and its values against the numpy
+    head's (lines 179-227, 287-327, 338-339)."""
+    counted = attend_counting(head, X)
+    n, dk = X.shape[0], head.dk
+    return {
+        "count_vs_numpy_gap": float(
+            max(
+                np.max(np.abs(counted.q - w.q)),
+                np.max(np.abs(counted.raw - w.raw)),
+                np.max(np.abs(counted.shares - w.shares)),
+                np.max(np.abs(counted.out - w.out)),
+            )
+        ),
+        "cost_project": float(counted.cost.project),
+        "cost_score": float(counted.cost.score),
+        "cost_mix": float(counted.cost.mix),
+        "cost_total": float(counted.cost.total),
+        "cost_formula_gap": float(counted.cost.total - (3 * n * head.D * dk + 2 * n * n * dk)),
+    }
+
+
+def refusal_checks(head: Head) -> dict:
+    """A matrix of the wrong size and a token of the wrong width are refused, by messages that
+    name them (lines 342-347)."""
+    refused_matrix, msg_matrix = refusal(
+        lambda: Head(2, 2, (1.0, 0.0, 0.0, 1.0), (1.0, 0.0, 0.0, 1.0), (1.0, 0.0, 0.0))
+    )
+    bad = [X[0], X[1][:2], X[2], X[3]]
+    refused_width, msg_width = refusal(lambda: attend(head, bad))
+    refused_width_counting, _ = refusal(lambda: attend_counting(head, bad))
+    return {
+        "refused_wrong_matrix": refused_matrix,
+        "wrong_matrix_message_names_it": float(
+            "Wv" in msg_matrix and " 3 " in msg_matrix and "needs 4" in msg_matrix
+        ),
+        "refused_wrong_width": refused_width * refused_width_counting,
+        "wrong_width_message_names_it": float(
+            "token 2 of 4" in msg_width and "2 numbers" in msg_width and "reads 4" in msg_width
+        ),
+    }
+
+
+def exercise_one(scale: int, w: Work) -> dict:
+    """What Exercise 1's changed weight moved: token 2's raw score on token 1 against the
+    printed head's, and its output's count slot against its year slot (lines 370-386)."""
+    printed = attend(make_head(WQ, WK, WV, scale=bool(scale)), X)
+    return {
+        "row2_token1_gain": float(w.raw[1, 0] - printed.raw[1, 0]),
+        "out2_count_minus_year": float(w.out[1, 2] - w.out[1, 1]),
     }
 
 
@@ -423,142 +635,19 @@ def single_head(scale: int, wq_3_1: float) -> dict:
     wq[2, 0] = wq_3_1
     head = make_head(wq, WK, WV, scale=bool(scale))
     w = attend(head, X)
-    counted = attend_counting(head, X)
-    n, dk = X.shape[0], head.dk
-
-    # One token through one matrix: the pencil's count of multiplications and additions.
-    one = attend_counting(make_head(wq, WK, WV), X[1:2])
-    per_projection_mults = one.cost.project / 3
-    per_projection_adds = one.cost.adds / 3
-
-    # Projections of a token alone agree with projections inside the row.
-    alone = np.array([attend(head, X[t : t + 1]).q[0] for t in range(n)])
-    # Volume 5's layer with zero biases gives the same queries, keys and values.
-    by_layer = {
-        name: np.array([layer(head.matrix(name), np.zeros(dk), X[t]) for t in range(n)])
-        for name in MATRICES
-    }
-    layer_gap = max(
-        float(np.max(np.abs(by_layer[name] - got)))
-        for name, got in zip(MATRICES, (w.q, w.k, w.v), strict=True)
-    )
-    # The printed head, for what Exercise 1's change moved.
-    printed = attend(make_head(WQ, WK, WV, scale=bool(scale)), X)
-
-    # Adding one constant to every query slot, or to every key slot, before scoring.
-    bias = 0.5
-    shares_qbias = softmax((w.q + bias) @ w.k.T / head.divisor, axis=-1)
-    shares_kbias = softmax(w.q @ (w.k + bias).T / head.divisor, axis=-1)
-
-    # The same head on a row where token 1 carries token 3's numbers instead.
-    other = X.copy()
-    other[0] = X[2]
-    shares_other = attend(head, other).shares
-
-    # Positions added to the typed numbers separate the two bare digits.
-    placed = attend(head, X + sinusoid_positions(n, head.D)).shares
-
-    # The scores the softmax sees with the divide left off, against those with it.
-    undivided = attend(make_head(wq, WK, WV, scale=False), X).scaled
-    divided = attend(make_head(wq, WK, WV, scale=True), X).scaled
-
-    huge = np.array([800.0, 0.0, 1.0, -3.0])
-    with np.errstate(over="ignore"):
-        exp_800 = np.exp(800.0)
-    shifted = np.exp(huge - huge.max())
-
-    refused_matrix, msg_matrix = refusal(
-        lambda: Head(2, 2, (1.0, 0.0, 0.0, 1.0), (1.0, 0.0, 0.0, 1.0), (1.0, 0.0, 0.0))
-    )
-    refused_width, msg_width = refusal(lambda: attend(head, [X[0], X[1][:2], X[2], X[3]]))
-    refused_width_counting, _ = refusal(lambda: attend_counting(head, [X[0], X[1][:2], X[2], X[3]]))
-
-    row_max = w.shares.max(axis=1)
-    row_min = w.shares.min(axis=1)
-    powers = np.exp(w.scaled[1])
-    return {
-        **text_facts(),
-        "x": X,
-        "weights": np.stack([wq, WK, WV]),
-        "numbers_per_matrix": float(len(head.wq)),
-        "numbers_all_matrices": float(len(head.wq) + len(head.wk) + len(head.wv)),
-        "q": w.q,
-        "k": w.k,
-        "v": w.v,
-        "numbers_per_token_out": float(w.q.shape[1] + w.k.shape[1] + w.v.shape[1]),
-        "mults_per_projection": per_projection_mults,
-        "adds_per_projection": per_projection_adds,
-        "isolation_gap": float(np.max(np.abs(alone - w.q))),
-        "layer_gap": layer_gap,
-        "layer_matches": float(layer_gap == 0.0),
-        "layer_query_2": by_layer["Wq"][1],
-        "q2_first_column_gap": float(np.max(np.abs(w.q[1] - wq[:, 0]))),
-        "row2_token1_gain": float(w.raw[1, 0] - printed.raw[1, 0]),
-        "order_error": order_error(head, X),
-        "divisor": head.divisor,
-        "raw": w.raw,
-        "scaled": w.scaled,
-        "n_scores": float(w.raw.size),
-        "symmetric": float(np.array_equal(w.raw, w.raw.T)),
-        "undivided_double_gap": float(np.max(np.abs(undivided - 2.0 * divided))),
-        "e": math.exp(1.0),
-        "row2_powers": powers,
-        "row2_power_total": float(powers.sum()),
-        "shares": w.shares,
-        "row_sum": w.shares.sum(axis=1),
-        "row_sum_gap": float(np.max(np.abs(w.shares.sum(axis=1) - 1.0))),
-        "rounded_row_sum": np.round(w.shares, 4).sum(axis=1),
-        "top_share": row_max,
-        "min_share": float(w.shares.min()),
-        "row_evenness": row_min / row_max,
-        "row2_ratio_1_to_2": float(w.shares[1, 0] / w.shares[1, 1]),
-        "row2_reciprocal_shares": 1.0 / w.shares[1],
-        "mixed": w.out,
-        "mix_gap": float(np.max(np.abs(w.out - w.shares @ w.v))),
-        "row2_slot2_parts": w.shares[1] * w.v[:, 1],
-        "out2_count_minus_year": float(w.out[1, 2] - w.out[1, 1]),
-        "rows_2_4_identical": float(np.array_equal(w.shares[1], w.shares[3])),
-        "outputs_2_4_identical": float(np.array_equal(w.out[1], w.out[3])),
-        "rows_2_4_identical_with_positions": float(np.array_equal(placed[1], placed[3])),
-        "shift_gap": float(np.max(np.abs(softmax(w.scaled + 7.0, axis=-1) - w.shares))),
-        # The same shift through the textbook softmax, which subtracts nothing: invariance is
-        # then a property of e^(s + c) / sum e^(s + c), not forced by the code's own shift.
-        "shift_gap_naive": float(
-            np.max(np.abs(naive_softmax(w.scaled + 7.0) - naive_softmax(w.scaled)))
-        ),
-        # The max-shifted softmax against the unshifted formula on the head's own rows: the
-        # subtraction cancels exactly (line 286).
-        "shift_cancels_gap": float(np.max(np.abs(w.shares - naive_softmax(w.scaled)))),
-        "query_bias_share_change": float(np.max(np.abs(shares_qbias - w.shares))),
-        "key_bias_share_change": float(np.max(np.abs(shares_kbias - w.shares))),
-        "other_row_share_change": float(np.max(np.abs(shares_other[1] - w.shares[1]))),
-        "count_vs_numpy_gap": float(
-            max(
-                np.max(np.abs(counted.q - w.q)),
-                np.max(np.abs(counted.raw - w.raw)),
-                np.max(np.abs(counted.shares - w.shares)),
-                np.max(np.abs(counted.out - w.out)),
-            )
-        ),
-        "cost_project": float(counted.cost.project),
-        "cost_score": float(counted.cost.score),
-        "cost_mix": float(counted.cost.mix),
-        "cost_total": float(counted.cost.total),
-        "cost_formula_gap": float(counted.cost.total - (3 * n * head.D * dk + 2 * n * n * dk)),
-        "exp_800_infinite": float(np.isinf(exp_800)),
-        "naive_800_nan": float(np.isnan(naive_softmax(huge)).any()),
-        "softmax_800_finite": float(np.all(np.isfinite(softmax(huge)))),
-        "softmax_800_sum": float(softmax(huge).sum()),
-        "shifted_top_power": float(shifted.max()),
-        "refused_wrong_matrix": refused_matrix,
-        "wrong_matrix_message_names_it": float(
-            "Wv" in msg_matrix and " 3 " in msg_matrix and "needs 4" in msg_matrix
-        ),
-        "refused_wrong_width": refused_width * refused_width_counting,
-        "wrong_width_message_names_it": float(
-            "token 2 of 4" in msg_width and "2 numbers" in msg_width and "reads 4" in msg_width
-        ),
-    }
-
-
-TK, KY, SL = ("token",), ("token", "key"), ("token", "slot")
+    out = text_facts()
+    out.update(stored_numbers(head, wq))
+    out.update(projections(head, w, wq))
+    out.update(neuron_layer(head, w))
+    out.update(score_square(head, w))
+    out.update(share_rows(w))
+    out.update(mixed_values(w))
+    out.update(position_blindness(head, w))
+    out.update(square_root_divide(wq))
+    out.update(softmax_shift(w))
+    out.update(overflow())
+    out.update(weights_are_data(head, w))
+    out.update(counted_cost(head, w))
+    out.update(refusal_checks(head))
+    out.update(exercise_one(scale, w))
+    return out

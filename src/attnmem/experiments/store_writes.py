@@ -17,6 +17,8 @@ Two experiments:
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..spec import Output, experiment, integer, ints, real, seeds
@@ -280,7 +282,7 @@ THREE_VALUES = np.array([[3.0], [5.0], [2.0]])
 
 
 def three_pairs() -> dict:
-    """Both writes of the three printed pairs: stores, reads and summed squared errors."""
+    """Both writes of the three printed pairs, their reads and errors (first-principles 784-787)."""
     K, V = THREE_KEYS, THREE_VALUES
     hebb = hebbian_store(K, V)[0]
     lsq = least_squares_store(K, V)[0]
@@ -306,7 +308,7 @@ D1_PROMPT = "Flo gave Ann a pen and yes well well and so then Ann thanked"
 
 
 def prompt_positions() -> dict:
-    """The wanted name follows the prompt: its position, and the words strictly between."""
+    """Position of the name after D1's prompt, and the words before it (first-principles 738)."""
     words = D1_PROMPT.split()
     return {
         "prompt_next_position": float(len(words)),
@@ -330,7 +332,8 @@ def central_difference(f, X: np.ndarray, h: float) -> np.ndarray:
 def gradient_checks(rng: np.random.Generator, rows: int, cols: int, h: float) -> dict:
     """Finite differences against three outer-product gradients: the squared error of a linear
     layer (e x^T), the Hebbian loss -v^T S k (-v k^T), and a general loss through y = W x
-    (ybar x^T, here a log-sum-exp cross-entropy)."""
+    (ybar x^T, here a log-sum-exp cross-entropy). First-principles lines 789-802, memory-math
+    line 15."""
     S = rng.standard_normal((rows, cols))
     x = rng.standard_normal(cols)
     y = rng.standard_normal(rows)
@@ -378,7 +381,7 @@ def relu(s):
 
 
 def mlp_lookup(rng: np.random.Generator, d: int, hidden: int) -> dict:
-    """A small two-layer ReLU MLP read both ways: W2 relu(W1 x) and sum_i v_i relu(k_i . x)."""
+    """A small ReLU MLP read as W2 relu(W1 x) and as a lookup (first-principles 805-809, mm 21)."""
     W1 = rng.standard_normal((hidden, d)) / np.sqrt(d)
     W2 = rng.standard_normal((d, hidden)) / np.sqrt(hidden)
     x = rng.standard_normal(d)
@@ -401,7 +404,8 @@ def mlp_lookup(rng: np.random.Generator, d: int, hidden: int) -> dict:
 
 def parameter_counts(d_model: int) -> dict:
     """Numbers stored by an MLP of width 4d (two matrices) against attention's four d x d
-    matrices, and a three-matrix gated MLP of width 8d/3 against the two-matrix one."""
+    matrices, and a three-matrix gated MLP of width 8d/3 against the two-matrix one
+    (first-principles line 811, memory-math line 26)."""
     d_h = 4 * d_model
     mlp = d_model * d_h + d_h * d_model
     attn = 4 * d_model * d_model
@@ -420,7 +424,7 @@ def parameter_counts(d_model: int) -> dict:
 
 def gating_facts() -> dict:
     """ReLU(s)^2 = ReLU(s) s on a fine grid, and what squaring does to a similarity of 0.1 and
-    to the stored key's own similarity of 1."""
+    to the stored key's own similarity of 1 (memory-math line 26)."""
     s = np.linspace(-1.0, 1.0, 2001)
     return {
         "gate_identity_gap": float(np.max(np.abs(relu(s) ** 2 - relu(s) * s))),
@@ -482,7 +486,8 @@ def edit_sweep(d: int, levels: np.ndarray, n_typical: int, rng: np.random.Genera
     """Over unevenness u: the cost ratio, the expected per-key changes of both edits, ten
     typical keys (one fixed draw z, keys = Sigma^{1/2} z) and the change each edit makes on
     them, and the angle in the edit plane between the long axis of the key cloud and the line
-    the preconditioned edit leaves unchanged (perpendicular to Sigma^{-1} k*)."""
+    the preconditioned edit leaves unchanged (perpendicular to Sigma^{-1} k*). The figure of
+    first-principles line 860."""
     kstar = np.ones(d)
     r = np.zeros(d)
     r[0] = 1.0  # |r| = 1: costs are per unit of the needed change
@@ -537,24 +542,68 @@ def _first_below(x: np.ndarray, y: np.ndarray, level: float) -> float:
     return float(x0 + (level - y0) * (x1 - x0) / (y1 - y0))
 
 
-def edit_checks(d: int, unevenness: float, n_perturb: int, n_random: int, rng) -> dict:
-    """The rank-one edit at the note's Check and its properties on random instances."""
+class EditCase(NamedTuple):
+    """The Check's edit: Sigma and k* as printed, a random W and v*, the change r = v* - W k*,
+    and the rows u of the preconditioned and the naive edit Delta = r u^T."""
+
+    Sigma: np.ndarray
+    kstar: np.ndarray
+    W: np.ndarray
+    vstar: np.ndarray
+    r: np.ndarray
+    pre: np.ndarray
+    naive: np.ndarray
+
+
+def check_edit_case(d: int, unevenness: float, rng) -> EditCase:
+    """The Check's Sigma and k* with a random W and v* (first-principles lines 813-821, 859)."""
     lam = np.exp(-unevenness * np.arange(d) / (d - 1))
     Sigma = np.diag(lam)  # the Check's matrix as printed (first-principles line 859)
     kstar = np.ones(d)
     W = rng.standard_normal((d, d))
     vstar = rng.standard_normal(d)
-    r = vstar - W @ kstar
     pre, naive = edit_directions(Sigma, kstar)
+    return EditCase(Sigma, kstar, W, vstar, vstar - W @ kstar, pre, naive)
+
+
+def edit_closed_forms(case: EditCase) -> dict:
+    """Both edits hit v*, their costs and ratio match Steps 5-6 (first-principles 827-859)."""
+    Sigma, kstar, W, vstar, r, pre, naive = case
     D_opt, D_naive = np.outer(r, pre), np.outer(r, naive)
     kinv = kstar @ np.linalg.solve(Sigma, kstar)
-    # Feasible perturbations E with E k* = 0 never lower the cost.
+    opt_cost, naive_cost = edit_cost(pre, Sigma, r), edit_cost(naive, Sigma, r)
+    return {
+        "edit_ratio_check": naive_over_optimal(Sigma, kstar),
+        "edit_ratio_identity": naive_over_optimal(np.eye(len(kstar)), kstar),
+        "edit_identity_same": float(
+            np.max(np.abs(np.subtract(*edit_directions(np.eye(len(kstar)), kstar))))
+        ),
+        "edit_hits_target": float(np.max(np.abs((W + D_opt) @ kstar - vstar))),
+        "naive_hits_target": float(np.max(np.abs((W + D_naive) @ kstar - vstar))),
+        "edit_rank": float(np.linalg.matrix_rank(D_opt)),
+        "edit_opt_cost_gap": abs(opt_cost - (r @ r) / kinv),
+        "edit_naive_cost_gap": abs(
+            naive_cost - (r @ r) * (kstar @ Sigma @ kstar) / (kstar @ kstar) ** 2
+        ),
+        "edit_cost_over_ratio_gap": abs(naive_cost / opt_cost - naive_over_optimal(Sigma, kstar)),
+        "edit_stationarity_gap": _stationarity_gap(D_opt, Sigma, kstar),
+    }
+
+
+def edit_perturbations(case: EditCase, n_perturb: int, rng) -> dict:
+    """No feasible change E k* = 0 lowers the edit's cost (first-principles lines 828-847)."""
+    Sigma, kstar, r, pre = case.Sigma, case.kstar, case.r, case.pre
+    d = len(kstar)
     E = rng.standard_normal((n_perturb, d, d))
     E -= np.einsum("nij,j->ni", E, kstar)[:, :, None] * kstar[None, None, :] / (kstar @ kstar)
     scale = rng.uniform(1e-3, 1.0, n_perturb)[:, None, None]
-    cand = D_opt[None] + scale * E
+    cand = np.outer(r, pre)[None] + scale * E
     costs = np.einsum("nij,jk,nik->n", cand, Sigma, cand)
-    # Cauchy-Schwarz over random SPD matrices and keys, and equality at eigenvectors.
+    return {"edit_perturbed_min_excess": float(np.min(costs - edit_cost(pre, Sigma, r)))}
+
+
+def cauchy_schwarz_ratios(d: int, n_random: int, rng) -> dict:
+    """The naive/optimal ratio is >= 1, and 1 at an eigenvector (first-principles line 858)."""
     A = rng.standard_normal((n_random, d, d))
     S_rand = A @ np.swapaxes(A, 1, 2) + 1e-3 * np.eye(d)
     k_rand = rng.standard_normal((n_random, d))
@@ -563,32 +612,26 @@ def edit_checks(d: int, unevenness: float, n_perturb: int, n_random: int, rng) -
     )
     ratios = num / np.einsum("ni,ni->n", k_rand, k_rand) ** 2
     _, vecs = np.linalg.eigh(S_rand[0])
-    keys = rng.standard_normal((50, d))
+    return {
+        "cs_min_ratio": float(ratios.min()),
+        "cs_eigen_ratio": naive_over_optimal(S_rand[0], vecs[:, 0]),
+    }
+
+
+def edit_objective(case: EditCase, rng) -> dict:
+    """Mean |Delta k|^2 over sample keys is tr(Delta C Delta^T) (memory-math D17, line 68)."""
+    D_opt = np.outer(case.r, case.pre)
+    keys = rng.standard_normal((50, len(case.kstar)))
     C = keys.T @ keys / len(keys)
     objective = np.mean(np.sum((keys @ D_opt.T) ** 2, axis=1))
+    return {"edit_objective_gap": float(abs(objective - np.trace(D_opt @ C @ D_opt.T)))}
+
+
+def second_moment_ranks(d: int, rng) -> dict:
+    """Sigma from fewer than d sample keys is singular, from more it is not (memory-math D17)."""
     samples_few = rng.standard_normal((d - 1, d))
     samples_more = rng.standard_normal((d + 1, d))
     return {
-        "edit_ratio_check": naive_over_optimal(Sigma, kstar),
-        "edit_ratio_identity": naive_over_optimal(np.eye(d), kstar),
-        "edit_identity_same": float(
-            np.max(np.abs(np.subtract(*edit_directions(np.eye(d), kstar))))
-        ),
-        "edit_hits_target": float(np.max(np.abs((W + D_opt) @ kstar - vstar))),
-        "naive_hits_target": float(np.max(np.abs((W + D_naive) @ kstar - vstar))),
-        "edit_rank": float(np.linalg.matrix_rank(D_opt)),
-        "edit_opt_cost_gap": abs(edit_cost(pre, Sigma, r) - (r @ r) / kinv),
-        "edit_naive_cost_gap": abs(
-            edit_cost(naive, Sigma, r) - (r @ r) * (kstar @ Sigma @ kstar) / (kstar @ kstar) ** 2
-        ),
-        "edit_cost_over_ratio_gap": abs(
-            edit_cost(naive, Sigma, r) / edit_cost(pre, Sigma, r) - naive_over_optimal(Sigma, kstar)
-        ),
-        "edit_perturbed_min_excess": float(np.min(costs - edit_cost(pre, Sigma, r))),
-        "edit_stationarity_gap": _stationarity_gap(D_opt, Sigma, kstar),
-        "cs_min_ratio": float(ratios.min()),
-        "cs_eigen_ratio": naive_over_optimal(S_rand[0], vecs[:, 0]),
-        "edit_objective_gap": float(abs(objective - np.trace(D_opt @ C @ D_opt.T))),
         "second_moment_rank_few": float(np.linalg.matrix_rank(samples_few.T @ samples_few)),
         "second_moment_rank_more": float(np.linalg.matrix_rank(samples_more.T @ samples_more)),
     }
@@ -602,7 +645,7 @@ def _stationarity_gap(D: np.ndarray, Sigma: np.ndarray, kstar: np.ndarray) -> fl
 
 
 def whitened_query_gap(rng: np.random.Generator, d: int, m: int) -> float:
-    """The least-squares read of q equals the Hebbian store read with (K^T K)^{-1} q."""
+    """Least-squares read of q = Hebbian read of the whitened (K^T K)^{-1} q (memory-math 15)."""
     K = unit_rows(rng, (m, d))
     V = unit_rows(rng, (m, d))
     q = rng.standard_normal(d)
@@ -613,7 +656,8 @@ def whitened_query_gap(rng: np.random.Generator, d: int, m: int) -> float:
 
 def capacity_facts(rng: np.random.Generator, d: int) -> dict:
     """Exact recall with orthonormal keys; least squares exact up to d random pairs and not
-    beyond (smallest achievable summed squared error at m = d and at m = d + 1)."""
+    beyond (smallest achievable summed squared error at m = d and at m = d + 1). First-principles
+    lines 746-751 and 788."""
     Q, _ = np.linalg.qr(rng.standard_normal((d, d)))
     V = unit_rows(rng, (d, d))
     hebb = reads(hebbian_store(Q.T, V), Q.T)
@@ -800,7 +844,8 @@ def memory_edit_checks(
     d_model: int,
     rng,
 ) -> dict:
-    """Every exact check of the slice that needs no grid, and the edit figure's sweep."""
+    """Every exact check of the slice that needs no grid, and the edit figure's sweep. The parts
+    draw from ``rng`` in this order."""
     levels = unevenness_levels(unevenness_max, unevenness_step)
     out = {}
     out.update(three_pairs())
@@ -809,7 +854,12 @@ def memory_edit_checks(
     out.update(mlp_lookup(rng, mlp_d, mlp_hidden))
     out.update(parameter_counts(d_model))
     out.update(gating_facts())
-    out.update(edit_checks(d_edit, unevenness_check, n_perturb, n_random, rng))
+    case = check_edit_case(d_edit, unevenness_check, rng)
+    out.update(edit_closed_forms(case))
+    out.update(edit_perturbations(case, n_perturb, rng))
+    out.update(cauchy_schwarz_ratios(d_edit, n_random, rng))
+    out.update(edit_objective(case, rng))
+    out.update(second_moment_ranks(d_edit, rng))
     out.update(edit_sweep(d_edit, levels, n_typical, rng))
     out.update(capacity_facts(rng, d_edit))
     out["whitened_query_gap"] = whitened_query_gap(rng, d_edit, 3 * d_edit)
@@ -826,7 +876,8 @@ def edit_cost_monte_carlo(
     for a random Delta and a random symmetric positive definite Sigma in R^d, and over the
     closed-form costs of Step 5 at the Check's Sigma = diag(e^{-u i/(d-1)}), k* = (1, ..., 1)
     and a random r: (ii) |r|^2 / (k*^T Sigma^-1 k*) for the preconditioned edit, (iii)
-    |r|^2 k*^T Sigma k* / (k*^T k*)^2 for the naive one. Each ratio should be 1."""
+    |r|^2 k*^T Sigma k* / (k*^T k*)^2 for the naive one. Each ratio should be 1. First-principles
+    lines 813-817 and 849-853, memory-math D17 (line 68)."""
     A = rng.standard_normal((d, d))
     sigma_g = A @ A.T / d + 0.1 * np.eye(d)
     delta_g = rng.standard_normal((d, d))

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ..spec import Output, experiment, integer, real
+from ..spec import Output, experiment, integer, ints, real
 from .softmax import softmax
 from .store_writes import edit_directions
 from .toylang_machine import smallest_certified_beta
@@ -38,7 +38,6 @@ def gap(a, b) -> float:
 
 # ----------------------------------------------------------------------------- E5 closed forms
 
-SHARPNESS_N = (1000,)  # first-principles lines 1299, 1318 (44 and 100: the toylang_program cube)
 READOUT_KAPPA = 10.0  # first-principles line 1138
 VOCAB = 63  # |V| at N = 48: 48 names + 8 template words + 6 fillers + the full stop (line 1171)
 EX3_X = np.array([1.0, 2.0, 1.0])  # first-principles line 1310
@@ -235,14 +234,14 @@ SEVEN_LAYERS = (
     "delta rule",
     "test-time training",
 )
-CONTEXT_POWERS = tuple(range(0, 17))  # n = 1 .. 65,536 tokens
 
 
-def layer_state_numbers(d: int) -> np.ndarray:
-    """Numbers each of the seven layers keeps after n tokens at width d (d_k = d_v = d): the
-    fixed matrices hold d^2, an MLP with 4d hidden units holds 8 d^2 (a key and a value of d
-    numbers per unit), a linear test-time-trained model d^2, the cache 2 n d."""
-    n = 2.0 ** np.array(CONTEXT_POWERS)
+def layer_state_numbers(d: int, contexts) -> np.ndarray:
+    """Numbers each of the seven layers keeps after n tokens at width d (d_k = d_v = d), for
+    each n of ``contexts``: the fixed matrices hold d^2, an MLP with 4d hidden units holds
+    8 d^2 (a key and a value of d numbers per unit), a linear test-time-trained model d^2, the
+    cache 2 n d."""
+    n = np.asarray(contexts, dtype=float)
     fixed = np.full_like(n, float(d * d))
     rows = [fixed, 8.0 * d * d + 0 * n, 2.0 * d * n, fixed, fixed, fixed, fixed]
     return np.array(rows)
@@ -297,9 +296,10 @@ def hopfield_retrieval(rng, d: int, m: int, beta: float, noise: float) -> dict:
 
 
 def rank_one_edit(rng, d_k: int, d_v: int, n_keys: int, unevenness: float, n_perturb: int):
-    """memory-math ch14: edit a random linear memory W (d_v x d_k) so that a new key k* reads a
-    new value v*, with C the second moment of a sample of typical keys. The preconditioned
-    direction is store_writes.edit_directions (memory-math D17); here we check what it does."""
+    """memory-math ch14 (line 58): edit a random linear memory W (d_v x d_k) so that a new key
+    k* reads a new value v*, with C the second moment of a sample of typical keys. The
+    preconditioned direction is store_writes.edit_directions (memory-math D17); here we check
+    what it does."""
     scales = np.exp(-unevenness * np.arange(d_k) / (d_k - 1) / 2)
     keys = rng.standard_normal((n_keys, d_k)) * scales  # uneven typical keys
     C = keys.T @ keys / n_keys
@@ -315,14 +315,7 @@ def rank_one_edit(rng, d_k: int, d_v: int, n_keys: int, unevenness: float, n_per
     mean_sq = float(np.mean(np.sum(moved**2, axis=1)))
     mean_sq_pred = float((r @ r) / (kstar @ np.linalg.solve(C, kstar)))
     naive_sq = float(np.mean(np.sum((keys @ np.outer(r, naive).T) ** 2, axis=1)))
-    # Any other feasible change (Delta' k* = r) moves typical keys at least as much.
-    E = rng.standard_normal((n_perturb, d_v, d_k))
-    E -= np.einsum("nij,j->ni", E, kstar)[:, :, None] * kstar[None, None, :] / (kstar @ kstar)
-    cand = delta[None] + rng.uniform(1e-3, 1.0, (n_perturb, 1, 1)) * E
-    costs = np.einsum("nij,jk,nik->n", cand, C, cand)
-    pre_scaled, _ = edit_directions(7.5 * C, kstar)
-    pre_identity, naive_identity = edit_directions(np.eye(d_k), kstar)
-    return {
+    out = {
         "edit_new_value_gap": gap(W2 @ kstar, vstar),
         "edit_rank": float(np.linalg.matrix_rank(delta)),
         "edit_moved_gap": gap(moved, predicted),
@@ -331,7 +324,29 @@ def rank_one_edit(rng, d_k: int, d_v: int, n_keys: int, unevenness: float, n_per
         "edit_naive_mean_sq_move": naive_sq,
         "edit_mean_sq_gap": abs(mean_sq - mean_sq_pred),
         "edit_naive_over_preconditioned": naive_sq / mean_sq,
-        "edit_min_excess": float(np.min(costs) - np.trace(delta @ C @ delta.T)),
+    }
+    out.update(least_costly_edit(rng, C, delta, kstar, n_perturb))
+    out.update(edit_direction_checks(C, delta, kstar, pre))
+    return out
+
+
+def least_costly_edit(rng, C, delta, kstar, n_perturb: int) -> dict:
+    """Any other change that also makes k* read v* (Delta' k* = r) costs at least as much on
+    typical keys (memory-math ch14, line 58)."""
+    d_v, d_k = delta.shape
+    E = rng.standard_normal((n_perturb, d_v, d_k))
+    E -= np.einsum("nij,j->ni", E, kstar)[:, :, None] * kstar[None, None, :] / (kstar @ kstar)
+    cand = delta[None] + rng.uniform(1e-3, 1.0, (n_perturb, 1, 1)) * E
+    costs = np.einsum("nij,jk,nik->n", cand, C, cand)
+    return {"edit_min_excess": float(np.min(costs) - np.trace(delta @ C @ delta.T))}
+
+
+def edit_direction_checks(C, delta, kstar, pre) -> dict:
+    """The edit's key direction ignores the scale of C, is k*/|k*|^2 at C = I, and Delta C is a
+    multiple of k*^T (memory-math ch14, line 58)."""
+    pre_scaled, _ = edit_directions(7.5 * C, kstar)
+    pre_identity, naive_identity = edit_directions(np.eye(len(kstar)), kstar)
+    return {
         "edit_scale_invariance_gap": gap(pre_scaled, pre),
         "edit_identity_is_delta_gap": gap(pre_identity, naive_identity),
         "edit_lagrange_gap": gap(delta @ C, np.outer(delta @ C @ kstar / (kstar @ kstar), kstar)),
@@ -342,67 +357,127 @@ def rank_one_edit(rng, d_k: int, d_v: int, n_keys: int, unevenness: float, n_per
 
 
 def glossary_checks(rng, d: int, m: int) -> dict:
-    """Each glossary definition that states a checkable property, on one random instance."""
-    out = {}
+    """Each glossary definition that states a checkable property, on one random instance
+    (memory-math appendix E, line 68), drawn in this order from ``rng``."""
+    out = softmax_entries(rng, m)
+    out.update(projection_entries(rng, d))
+    M = rng.standard_normal((d, d))
+    out.update(matrix_entries(rng, M))
+    out.update(sherman_morrison_entry(rng, M))
+    out.update(whitening_entries(rng, d, m))
+    out.update(ridge_entry(rng, d, m))
+    out.update(layernorm_entries(rng, d))
+    out.update(causal_attention_entries(rng, m))
+    return out
+
+
+def softmax_entries(rng, m: int) -> dict:
+    """Glossary softmax and temperature (line 68): sums to one, positive, not entrywise, flat at
+    beta -> 0 and one-hot at beta -> infinity."""
     z = rng.standard_normal(m)
     p = softmax(z)
-    out["gl_softmax_sum_gap"] = abs(float(p.sum()) - 1.0)
-    out["gl_softmax_min"] = float(p.min())
     z2 = z.copy()
     z2[0] += 1.0
-    out["gl_softmax_entrywise"] = float(np.allclose(softmax(z2)[1:], p[1:]))  # 0: not entrywise
-    out["gl_temperature_flat"] = gap(softmax(1e-9 * z), np.full(m, 1 / m))
-    out["gl_temperature_hard"] = gap(softmax(1e4 * z), np.eye(m)[np.argmax(z)])
+    return {
+        "gl_softmax_sum_gap": abs(float(p.sum()) - 1.0),
+        "gl_softmax_min": float(p.min()),
+        "gl_softmax_entrywise": float(np.allclose(softmax(z2)[1:], p[1:])),  # 0: not entrywise
+        "gl_temperature_flat": gap(softmax(1e-9 * z), np.full(m, 1 / m)),
+        "gl_temperature_hard": gap(softmax(1e4 * z), np.eye(m)[np.argmax(z)]),
+    }
+
+
+def projection_entries(rng, d: int) -> dict:
+    """Glossary projection (line 68): idempotent, symmetric, trace equal to rank."""
     A = rng.standard_normal((d, 3))
     P = A @ np.linalg.solve(A.T @ A, A.T)
-    out["gl_projection_idempotent_gap"] = gap(P @ P, P)
-    out["gl_projection_symmetric_gap"] = gap(P, P.T)
-    out["gl_projection_trace_minus_rank"] = float(np.trace(P) - np.linalg.matrix_rank(P))
-    M = rng.standard_normal((d, d))
+    return {
+        "gl_projection_idempotent_gap": gap(P @ P, P),
+        "gl_projection_symmetric_gap": gap(P, P.T),
+        "gl_projection_trace_minus_rank": float(np.trace(P) - np.linalg.matrix_rank(P)),
+    }
+
+
+def matrix_entries(rng, M: np.ndarray) -> dict:
+    """Glossary SVD, rank, outer product, Frobenius norm and trace (line 68), on the square
+    matrix ``M`` and a sum of three random outer products."""
+    d = len(M)
     U, s, Vt = np.linalg.svd(M)
-    out["gl_svd_gap"] = gap(M, (U * s) @ Vt)
-    out["gl_svd_orthonormal_gap"] = max(gap(U.T @ U, np.eye(d)), gap(Vt @ Vt.T, np.eye(d)))
     low = sum(np.outer(rng.standard_normal(d), rng.standard_normal(d)) for _ in range(3))
-    out["gl_rank_of_three_outer"] = float(np.linalg.matrix_rank(low))
     Ul, sl, Vtl = np.linalg.svd(low)
-    out["gl_rank_three_terms_gap"] = gap(low, (Ul[:, :3] * sl[:3]) @ Vtl[:3])
     u, v = rng.standard_normal(d), rng.standard_normal(d)
-    out["gl_outer_entries_gap"] = gap(np.outer(u, v), u[:, None] * v[None, :])
-    out["gl_frobenius_gap"] = max(
-        abs(np.sqrt((M**2).sum()) - np.sqrt(np.trace(M.T @ M))),
-        abs(np.sqrt((M**2).sum()) - np.sqrt((s**2).sum())),
-    )
-    out["gl_trace_gap"] = abs(float(np.trace(M)) - float(np.diag(M).sum()))
+    return {
+        "gl_svd_gap": gap(M, (U * s) @ Vt),
+        "gl_svd_orthonormal_gap": max(gap(U.T @ U, np.eye(d)), gap(Vt @ Vt.T, np.eye(d))),
+        "gl_rank_of_three_outer": float(np.linalg.matrix_rank(low)),
+        "gl_rank_three_terms_gap": gap(low, (Ul[:, :3] * sl[:3]) @ Vtl[:3]),
+        "gl_outer_entries_gap": gap(np.outer(u, v), u[:, None] * v[None, :]),
+        "gl_frobenius_gap": max(
+            abs(np.sqrt((M**2).sum()) - np.sqrt(np.trace(M.T @ M))),
+            abs(np.sqrt((M**2).sum()) - np.sqrt((s**2).sum())),
+        ),
+        "gl_trace_gap": abs(float(np.trace(M)) - float(np.diag(M).sum())),
+    }
+
+
+def sherman_morrison_entry(rng, M: np.ndarray) -> dict:
+    """Glossary Sherman-Morrison (line 68): the rank-one update of an inverse, against a fresh
+    inverse, on M M^T + d I."""
+    d = len(M)
     B = M @ M.T + d * np.eye(d)
     b, c = rng.standard_normal(d), rng.standard_normal(d)
     Binv = np.linalg.inv(B)
     sm = Binv - np.outer(Binv @ b, c @ Binv) / (1 + c @ Binv @ b)
-    out["gl_sherman_morrison_gap"] = gap(sm, np.linalg.inv(B + np.outer(b, c)))
+    return {"gl_sherman_morrison_gap": gap(sm, np.linalg.inv(B + np.outer(b, c)))}
+
+
+def whitening_entries(rng, d: int, m: int) -> dict:
+    """Glossary whitening (line 68): C^-1 k against k has identity cross moment but is not
+    white itself; C^-1/2 k is white."""
     keys = rng.standard_normal((m, d)) * np.linspace(1.0, 3.0, d) + 0.5 * rng.standard_normal(d)
     C = keys.T @ keys / m
     white = keys @ np.linalg.inv(C)  # rows C^-1 k
     cross = white.T @ keys / m
     evals, evecs = np.linalg.eigh(C)
     half = keys @ (evecs / np.sqrt(evals)) @ evecs.T
-    out["gl_whiten_cross_gap"] = gap(cross, np.eye(d))
     self2 = white.T @ white / m
-    out["gl_whiten_self_offdiag"] = float(np.max(np.abs(self2 - np.diag(np.diag(self2)))))
-    out["gl_whiten_sqrt_gap"] = gap(half.T @ half / m, np.eye(d))
+    return {
+        "gl_whiten_cross_gap": gap(cross, np.eye(d)),
+        "gl_whiten_self_offdiag": float(np.max(np.abs(self2 - np.diag(np.diag(self2))))),
+        "gl_whiten_sqrt_gap": gap(half.T @ half / m, np.eye(d)),
+    }
+
+
+def ridge_entry(rng, d: int, m: int) -> dict:
+    """Glossary ridge regression (line 68): the gradient of the ridge loss vanishes at its
+    closed form."""
     X = rng.standard_normal((m, d))
     y = rng.standard_normal(m)
     lam = 0.7
     w = np.linalg.solve(X.T @ X + lam * np.eye(d), X.T @ y)
-    out["gl_ridge_gradient"] = gap(X.T @ (X @ w - y) + lam * w, np.zeros(d))
+    return {"gl_ridge_gradient": gap(X.T @ (X @ w - y) + lam * w, np.zeros(d))}
+
+
+def layernorm_entries(rng, d: int) -> dict:
+    """Glossary layer norm (line 68): mean 0 and variance 1 after normalising."""
     h = rng.standard_normal(d) * 3 + 2
     ln = (h - h.mean()) / h.std()
-    out["gl_layernorm_mean"] = abs(float(ln.mean()))
-    out["gl_layernorm_var_gap"] = abs(float(ln.var()) - 1.0)
+    return {
+        "gl_layernorm_mean": abs(float(ln.mean())),
+        "gl_layernorm_var_gap": abs(float(ln.var()) - 1.0),
+    }
+
+
+def causal_attention_entries(rng, m: int) -> dict:
+    """Glossary attention matrix and causal mask (line 68): rows sum to one, nothing above the
+    diagonal."""
     scores = rng.standard_normal((m, m))
     mask = np.triu(np.ones((m, m), bool), 1)
     Acausal = softmax(np.where(mask, -np.inf, scores))
-    out["gl_attention_rows_gap"] = gap(Acausal.sum(1), np.ones(m))
-    out["gl_causal_upper_max"] = float(Acausal[mask].max())
-    return out
+    return {
+        "gl_attention_rows_gap": gap(Acausal.sum(1), np.ones(m)),
+        "gl_causal_upper_max": float(Acausal[mask].max()),
+    }
 
 
 # ----------------------------------------------------------------------------- the experiment
@@ -413,9 +488,21 @@ def _layers(ex3_layers: int, **_) -> list[int]:
     return list(range(1, ex3_layers + 1))
 
 
+def closing_counts(n_names: int, certified_n) -> dict:
+    """Counts of the closing summary (first-principles lines 1299, 1326-1328): the nats of the
+    pair situations at N = 8, the R3 predictions at ``n_names`` and the sharpness E2's bound
+    certifies at each length of ``certified_n``."""
+    return {
+        "pair_situations_nats_n8": math.log(8 * 7),
+        "r3_predictions": float(n_names * (n_names - 1) * 3 * 2),  # 3 gaps, 2 copies each
+        "certified_beta": np.array([smallest_certified_beta(n) for n in certified_n]),
+    }
+
+
 @experiment(
     params={
         "n_names": integer(min=2, doc="names of the R3 count"),
+        "certified_n": ints(min=2, ranges=False, doc="lengths n of the certified sharpness"),
         "ex4_beta": real(gt=0, doc="sharpness of exercise 4"),
         "ex3_eta": real(gt=0, doc="step of exercise 3"),
         "ex3_layers": integer(min=2, doc="layers of exercise 3"),
@@ -430,6 +517,7 @@ def _layers(ex3_layers: int, **_) -> list[int]:
         "n_seq": integer(min=1),
         "d_model": integer(min=1),
         "layers": integer(min=1),
+        "contexts": ints(min=1, ranges=False, doc="sequence lengths n of the layer-size table"),
         "edit_d_k": integer(min=2),
         "edit_d_v": integer(min=1),
         "edit_keys": integer(min=2),
@@ -526,12 +614,12 @@ def _layers(ex3_layers: int, **_) -> list[int]:
         Output("gl_causal_upper_max", "largest weight above the diagonal"),
     ),
     coords={
-        "n": list(SHARPNESS_N),
+        "n": lambda **p: list(p["certified_n"]),
         "layer": _layers,
         "example": [0, 1, 2],
         "ex4_token": list(EX4_WORDS),
         "seven_layer": list(SEVEN_LAYERS),
-        "context": [2**p for p in CONTEXT_POWERS],
+        "context": lambda **p: list(p["contexts"]),
     },
     sections=(
         "first-principles E5: summary tables, limits, exercises, requirements (1282-1342)",
@@ -541,6 +629,7 @@ def _layers(ex3_layers: int, **_) -> list[int]:
 )
 def unified_view(
     n_names: int,
+    certified_n: list[int],
     ex4_beta: float,
     ex3_eta: float,
     ex3_layers: int,
@@ -555,6 +644,7 @@ def unified_view(
     n_seq: int,
     d_model: int,
     layers: int,
+    contexts: list[int],
     edit_d_k: int,
     edit_d_v: int,
     edit_keys: int,
@@ -563,10 +653,7 @@ def unified_view(
     rng,
 ) -> dict:
     """Every number of the closing summaries that is not already a cube of its own chapter."""
-    out = {}
-    out["pair_situations_nats_n8"] = math.log(8 * 7)
-    out["r3_predictions"] = float(n_names * (n_names - 1) * 3 * 2)  # 3 gaps, 2 copies each
-    out["certified_beta"] = np.array([smallest_certified_beta(n) for n in SHARPNESS_N])
+    out = closing_counts(n_names, certified_n)
     out.update(exercise_three(ex3_eta, ex3_layers))
     out.update(induction_split(READOUT_KAPPA, VOCAB))
     out["ex4_circuit_probs"] = induction_read(EX4_BARE, ex4_beta, READOUT_KAPPA, VOCAB)
@@ -578,7 +665,7 @@ def unified_view(
     out.update(one_read_gap(rng, d, pairs, d_v))
     out.update(state_costs(d_head, n_seq, d_model, layers))
     out.update(capacity_ratio(d_head))
-    out["layer_state_numbers"] = layer_state_numbers(d_head)
+    out["layer_state_numbers"] = layer_state_numbers(d_head, contexts)
     out.update(dilution(rng, d_head, pairs, 10 * pairs, beta))
     out["hard_limit_gap"] = hard_limit_gap(rng, d_head, pairs, 1e3)
     out.update(hopfield_retrieval(rng, d_head, pairs, beta, 0.5))
