@@ -22,7 +22,7 @@ from pathlib import Path
 
 import yaml
 
-from .spec import Experiment
+from .spec import Experiment, from_param
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "workflow" / "schemas"
 CONFIG_SCHEMA = SCHEMA_DIR / "config.schema.yaml"
@@ -228,6 +228,14 @@ def _plain(values) -> list:
     return [v.item() if hasattr(v, "item") else v for v in values]
 
 
+def _coords(values):
+    """Fixed values as a list; ``{"param": name}`` for a list parameter's values; None for
+    coordinates computed from the parameters some other way (checked only when built)."""
+    if isinstance(values, from_param):
+        return {"param": values.param}
+    return None if callable(values) else _plain(values)
+
+
 def manifest(experiments: Mapping[str, Experiment]) -> dict:
     """What the Snakefile needs to know of each experiment without importing it."""
     out = {}
@@ -237,10 +245,7 @@ def manifest(experiments: Mapping[str, Experiment]) -> dict:
             "grid": list(exp.grid),
             "params": list(exp.params),
             "outputs": {o.name: list(o.dims) for o in exp.outputs},
-            "coords": {
-                dim: (None if callable(values) else _plain(values))
-                for dim, values in exp.coords.items()
-            },
+            "coords": {dim: _coords(values) for dim, values in exp.coords.items()},
         }
     return out
 

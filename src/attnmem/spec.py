@@ -82,7 +82,8 @@ def seeds(doc: str = "") -> Param:
 
 
 def ints(min=1, max=None, multiple_of=None, ranges: bool = True, doc: str = "") -> Param:
-    """A grid of distinct integers >= ``min``: a list, or (``ranges``) ``{first, last[, step]}``."""
+    """Distinct integers >= ``min`` (a grid, or with ``ranges=False`` also a list parameter):
+    a list, or (``ranges``) ``{first, last[, step]}``."""
     plain = max is None and multiple_of is None
     if plain and ranges and min in (0, 1):
         return Param({"$ref": f"#/$defs/{'positive' if min else 'nonneg'}_int_grid"}, doc)
@@ -133,6 +134,17 @@ def _bounds_text(schema: Mapping) -> str:
     if "multipleOf" in schema:
         parts.append(f"a multiple of {schema['multipleOf']}")
     return noun + (" " + " and ".join(parts) if parts else "")
+
+
+@dataclass(frozen=True)
+class from_param:  # noqa: N801 (used like a function in the declarations)
+    """Coordinates of an extra dim that are the values of a list parameter: the manifest says
+    which, so selections on that dim are checked against the config before any job runs."""
+
+    param: str
+
+    def __call__(self, **params) -> list:
+        return list(params[self.param])
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..spec import Output, Param, experiment, integer, ints, real, real_list, reals, seeds
+from ..spec import (
+    Output,
+    Param,
+    experiment,
+    from_param,
+    integer,
+    ints,
+    real,
+    real_list,
+    reals,
+    seeds,
+)
 from .softmax import entropy_nats, softmax, softmax_jacobian
 
 
@@ -303,7 +314,7 @@ def parameter_counts(d: int, h: int) -> dict:
         Output("mlp_hidden", "MLP hidden width 4d at the block's width"),
         Output("head_key_width", "key width d/h of a head", dims=("h",)),
     ),
-    coords={"beta": lambda **p: p["betas"], "h": lambda **p: p["head_counts"]},
+    coords={"beta": from_param("betas"), "h": from_param("head_counts")},
     sections=(
         "memory-math ch6: attention as a matrix and its rank (lines 33-34)",
         "memory-math ch8 and D18: heads add, parameter counts (lines 44, 46, 68)",
@@ -652,7 +663,7 @@ INDEP_SAMPLES = 4000  # samples of (X, Y) per replicate
         ),
     ),
     coords={
-        "hopfield_beta": lambda **p: p["hopfield_betas"],
+        "hopfield_beta": from_param("hopfield_betas"),
         "step": lambda train_steps, **_: range(train_steps + 1),
         "key": ("k1", "k2", "k3"),
         "indep_rep": list(range(INDEP_REPS)),
@@ -1052,7 +1063,7 @@ def interference_sq(rng, trials: int, m: int, d: int) -> np.ndarray:
             "interference_sq_times_d_over_m", "mean squared interference times d / M", dims=("M",)
         ),
     ),
-    coords={"M": lambda **p: p["memory_counts"]},
+    coords={"M": from_param("memory_counts")},
     sections=(
         "memory-math ch6: the 1/sqrt(d_k) scale (line 33)",
         "memory-math appendix B: random unit vectors, Jensen, square-root growth (line 68)",

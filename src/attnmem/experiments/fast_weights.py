@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ..spec import Output, experiment, integer, ints, real, real_list, seeds
+from ..spec import Output, experiment, from_param, integer, ints, real, real_list, seeds
 from . import toylang
 
 # ----------------------------------------------------------------------------- small tools
@@ -549,8 +549,8 @@ STORES = ("hebbian", "least_squares", "delta", "softmax")
     coords={
         "feature_map": ["identity", "elu+1"],
         "degree": lambda **p: list(range(p["degree_max"] + 1)),
-        "passes": lambda **p: p["passes"],
-        "lam": lambda **p: p["ridge_lambdas"],
+        "passes": from_param("passes"),
+        "lam": from_param("ridge_lambdas"),
         "reader": list(READERS),
         "step": list(range(len(FLO_SENTENCE) + 3)),
     },
@@ -820,7 +820,7 @@ def store_streams(rng, draws: int, d: int, max_pairs: int, beta: float) -> dict:
         ),
     ),
     coords={
-        "gamma": lambda **p: p["gammas"],
+        "gamma": from_param("gammas"),
         "age": lambda **p: list(range(p["age_pairs"])),
         "store": list(STORES),
         "pairs": lambda **p: list(range(1, p["max_pairs"] + 1)),
@@ -996,8 +996,8 @@ def cache_crossover(d_model: int, layers: int) -> dict:
         Output("kda_row", "row after decay and write (KDA)", dims=("component",)),
     ),
     coords={
-        "context": lambda **p: p["contexts"],
-        "gamma": lambda **p: p["gammas"],
+        "context": from_param("contexts"),
+        "gamma": from_param("gammas"),
         "age": lambda **p: list(range(p["age_pairs"])),
         "pairs": lambda **p: list(range(1, p["max_pairs"] + 1)),
         "tokens": lambda **p: list(range(1, p["cache_tokens"] + 1)),

@@ -22,7 +22,7 @@ import numpy as np
 from scipy.optimize import brentq, minimize
 from scipy.special import logsumexp
 
-from ..spec import Output, experiment, integer, ints, real, reals
+from ..spec import Output, experiment, from_param, integer, ints, real, reals
 from . import toylang as tl
 from .bag_of_words import closed_form_bag
 from .softmax import entropy_nats, softmax
@@ -228,7 +228,7 @@ def matrix_ranks(beta: float, s: np.ndarray, rank_arrows, taylor_max_order: int)
         "angle": sweep_angles,
         "row": tuple(range(1, 9)),
         "col": tuple(range(1, 9)),
-        "n": lambda **p: list(p["rank_arrows"]),
+        "n": from_param("rank_arrows"),
         "order": lambda **p: list(range(p["taylor_max_order"] + 1)),
     },
     sections=(

@@ -26,7 +26,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import integrate, special
 
-from ..spec import Output, experiment, integer, ints, real, seeds
+from ..spec import Output, experiment, from_param, integer, ints, real, seeds
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
 
@@ -226,7 +226,6 @@ def _grid_coords(**p):
         "far_step": real(gt=0),
         "ratio_max": real(gt=0),
         "ls_width": integer(min=1, doc="must be one of the widths"),
-        "ls_trials": integer(min=1),
         "value_dim": integer(min=1),
         "moment_samples": integer(min=2),
         "shown_m": ints(min=1, ranges=False, doc="memories whose recall weights are drawn"),
@@ -304,7 +303,7 @@ def _grid_coords(**p):
         "load": lambda **p: loads(
             p["ratio_step"], p["figure_ratio_max"], p["far_step"], p["ratio_max"]
         ),
-        "shown_m": lambda **p: p["shown_m"],
+        "shown_m": from_param("shown_m"),
     },
     sections=(
         "first-principles B3 (ii) and B4: the random-key memory and the look-back (lines 392-439)",
@@ -324,7 +323,6 @@ def random_key_memory(
     far_step: float,
     ratio_max: float,
     ls_width: int,
-    ls_trials: int,
     value_dim: int,
     moment_samples: int,
     shown_m: list[int],

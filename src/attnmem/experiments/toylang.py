@@ -186,5 +186,3 @@ def encode(words: str, n_names: int, n_fillers: int) -> np.ndarray:
     the notes print)."""
     index = {w: i for i, w in enumerate(vocabulary(n_names, n_fillers))}
     return np.array([index[w] for w in words.split()], dtype=np.int64)
-
-

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ..spec import Output, experiment, integer, ints, real
+from ..spec import Output, experiment, from_param, integer, ints, real
 from .softmax import softmax
 from .store_writes import edit_directions
 from .toylang_machine import smallest_certified_beta
@@ -614,12 +614,12 @@ def closing_counts(n_names: int, certified_n) -> dict:
         Output("gl_causal_upper_max", "largest weight above the diagonal"),
     ),
     coords={
-        "n": lambda **p: list(p["certified_n"]),
+        "n": from_param("certified_n"),
         "layer": _layers,
         "example": [0, 1, 2],
         "ex4_token": list(EX4_WORDS),
         "seven_layer": list(SEVEN_LAYERS),
-        "context": lambda **p: list(p["contexts"]),
+        "context": from_param("contexts"),
     },
     sections=(
         "first-principles E5: summary tables, limits, exercises, requirements (1282-1342)",
