@@ -35,9 +35,32 @@ def entries() -> list[dict]:
 
 
 @pytest.fixture(scope="session")
-def pipeline() -> Path:
-    """Build the default config once per session (Snakemake reuses what is up to date)."""
-    snakemake("--cores", "2", "--quiet", "rules")
+def pipeline(request) -> Path:
+    """Build the default config once per session (Snakemake reuses what is up to date),
+    showing Snakemake's step counts on the terminal while it runs: on a fresh clone the build
+    takes minutes, and a silent test run looks hung."""
+    import re
+    import time
+
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    exe = Path(sys.executable).with_name("snakemake")
+    cmd = [str(exe) if exe.exists() else "snakemake", "--snakefile", str(ROOT / "Snakefile")]
+    cmd += ["--cores", "2", "--quiet", "rules"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    start, lines = time.monotonic(), []
+    with subprocess.Popen(
+        cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    ) as proc:
+        for line in proc.stdout:
+            lines.append(line)
+            step = re.search(r"(\d+) of (\d+) steps \((\d+%)\) done", line)
+            if step and reporter is not None:
+                reporter.write_line(
+                    f"[pipeline fixture] {step.group(1)}/{step.group(2)} Snakemake steps "
+                    f"({step.group(3)}), {time.monotonic() - start:.0f} s"
+                )
+    if proc.returncode != 0:
+        raise AssertionError("the pipeline build failed:\n" + "".join(lines[-80:]))
     return ROOT
 
 

@@ -53,13 +53,15 @@ def test_estimator_variance_matches_sampling():
 
 
 def test_gauge_and_heads():
-    out = ad.attention_gradients(0, np.random.default_rng(2), 0.7, 0.5, 5, 3.0)
+    out = ad.attention_gradients(0, np.random.default_rng(2), 0.7, 0.5, 5, 3.0, (0.003, 30.0))
     assert out["gauge_gap"] < 1e-12 and out["gauge_gap_qknorm"] > 1e-3
     assert out["rank_b"] == 3 and out["rank_wvwo"] == 2
     assert out["energy_max_rise"] <= 1e-12
     fp = out["fixed_point_patterns"]
     assert np.isclose(fp[0], 6, atol=0.01) and np.isclose(fp[-1], 1, atol=0.01)
-    views = ad.attention_matrix_views(10, 2, 20, 64, np.random.default_rng(3))
+    views = ad.attention_matrix_views(
+        10, 2, 20, 64, (0.0, 1.0, 100.0), (1, 4, 16), np.random.default_rng(3)
+    )
     assert views["heads_sum_gap"] < 1e-12 and views["kv_cache_gap"] < 1e-12
     assert views["score_rank_max"] == 2
     assert np.all(views["total_params_per_d2"] == 12)
@@ -72,7 +74,7 @@ def test_parameter_counts_do_not_depend_on_heads():
 
 
 def test_qk_variance_is_dk():
-    out = ad.dot_product_scale(64, 0, 4000, np.random.default_rng(4))
+    out = ad.dot_product_scale(64, 0, 4000, (4, 16), np.random.default_rng(4))
     assert abs(out["qk_variance_over_dk"] - 1) < 0.1
     assert abs(out["unit_overlap_sq_times_d"] - 1) < 0.1
 
@@ -90,7 +92,7 @@ def test_finite_difference_cross_derivatives_are_negative_and_match_the_jacobian
 def test_steepness_and_independence_by_sampling():
     from attnmem.experiments import attention_dictionary as ad
 
-    out = ad.attention_gradients(0, np.random.default_rng(0), 0.7, 0.5, 5, 3.0)
+    out = ad.attention_gradients(0, np.random.default_rng(0), 0.7, 0.5, 5, 3.0, (0.003, 30.0))
     assert 0.9 < out["fd_steepest_over_gradient_slope"] <= 1.0
     assert abs(out["fd_gradient_slope_over_norm"] - 1.0) < 1e-6
     assert abs(np.mean(out["sampled_product_mean"])) < 0.02

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from attnmem.claims import judge, parse_printed
+from attnmem.claims import expand_entry, judge, parse_printed
 
 
 @pytest.mark.parametrize(
@@ -45,15 +45,18 @@ def cube():
 
 
 def entry(value, check, **extra):
-    return {
-        "id": "t/x/y",
-        "where": {"doc": "every-word", "section": "x", "line": 1},
-        "tag": "derived",
-        "claim": "a test entry",
-        "stated": {"value": value},
-        "check": check,
-        **extra,
-    }
+    """An entry as a registry file writes it, expanded as the loader does."""
+    return expand_entry(
+        {
+            "id": "every-word/x/y",
+            "line": 1,
+            "tag": "derived",
+            "claim": "a test entry",
+            "stated": {"value": value},
+            "check": check,
+            **extra,
+        }
+    )
 
 
 def test_printed_tolerance_accepts_rounding_and_rejects_more():
@@ -134,8 +137,17 @@ def test_registry_loads_a_single_file(tmp_path):
     from attnmem.claims import load_registry
 
     f = tmp_path / "x.yaml"
-    f.write_text("- {id: a/b/c}\n")
-    assert [e["id"] for e in load_registry(f)] == ["a/b/c"]
+    f.write_text("- {id: a/b/c, line: 2}\n")
+    assert [(e["id"], e["where"]) for e in load_registry(f)] == [
+        ("a/b/c", {"doc": "a", "section": "b", "line": 2})
+    ]
+
+
+def test_a_var_list_joins_its_readings_in_order():
+    c = cube()
+    check = {"cube": "c", "var": ["x", "x"], "sel": {"k": ["a", "b"]}}
+    row = judge(entry(["1.00", "2.0", "1.00", "2.0"], check), c)
+    assert row.verdict == "reproduced" and row.computed == "1.004;2;1.004;2"
 
 
 def test_a_pass_under_an_unstated_reading_is_conditional():

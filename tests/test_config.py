@@ -140,3 +140,75 @@ def test_snakemake_refuses_a_bad_config_and_writes_nothing(tmp_path):
     written = {p.name for p in tmp_path.iterdir()} - {"bad.yaml", ".snakemake"}
     assert not written, f"a refused run wrote {written}"
     assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_non_finite_numbers_are_refused(value):
+    """NaN passes every minimum of a JSON schema (all comparisons are false): refuse it first."""
+    config = broken(lambda c: c["experiments"]["score_scale"].update(threshold=value))
+    with pytest.raises(ConfigError, match=r"experiments\.score_scale\.threshold: .* not a finite"):
+        check_config(config, SCHEMA_PATH)
+
+
+def test_a_key_written_twice_is_refused(tmp_path):
+    """A second block for the same experiment (or a key repeated inside one) would silently
+    replace the first; the config files are read for duplicates before anything runs."""
+    from attnmem.config import check_config_once
+
+    text = (ROOT / "config" / "config.yaml").read_text()
+    text = text.replace("  score_scale:\n", "  score_scale:\n    rows: 10\n", 1)
+    path = tmp_path / "config.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=r"key 'rows' is written twice"):
+        check_config_once(DEFAULT, SCHEMA_PATH, tmp_path / "stamp", files=[path])
+    assert not (tmp_path / "stamp").exists()
+
+
+def test_a_global_seed_too_large_for_a_cube_is_refused():
+    config = broken(lambda c: c.update(seed=2**64))
+    with pytest.raises(ConfigError, match=r"seed: .*maximum"):
+        check_config(config, SCHEMA_PATH)
+
+
+def _over_limits(config):
+    from attnmem.costs import load_costs, over_limits
+    from attnmem.schema import load_manifest
+
+    costs = load_costs(ROOT / "workflow" / "schemas" / "costs.json")
+    return over_limits(config, load_manifest(), costs)
+
+
+def test_a_huge_grid_is_refused_with_its_estimate_before_anything_runs():
+    """A seed count or a range of 10^8 is counted without being expanded, and refused with how
+    long and how much memory it would take; the default and wide presets pass."""
+    assert _over_limits(DEFAULT) == []
+    wide = copy.deepcopy(DEFAULT)
+    for name, block in load_yaml(ROOT / "config" / "wide.yaml")["experiments"].items():
+        wide["experiments"][name].update(block)
+    assert _over_limits(wide) == []
+    huge = broken(lambda c: c["experiments"]["score_scale"].update(seed={"count": 10**8}))
+    (problem,) = _over_limits(huge)
+    assert problem.startswith("experiments.score_scale: 1,000,000,000 grid points"), problem
+    assert "GB of memory" in problem and "limits.hours" in problem
+    ranged = broken(
+        lambda c: c["experiments"]["recurrence_scan"].update(n={"first": 1, "last": 10**8})
+    )
+    assert _over_limits(ranged), "a range of 10^8 values passed"
+    raised = copy.deepcopy(huge)
+    raised["limits"] = {"hours": 1e9, "memory_gb": 1e9}
+    assert _over_limits(raised) == [], "raising the limits explicitly must let it through"
+
+
+def test_the_one_check_command_names_a_setting_and_an_entry_the_grid_lost(tmp_path, capsys):
+    """`python -m attnmem check`: dropping beta = 1000 from soft_lookup's grid is reported for
+    the registry entries that read it, before anything is computed."""
+    from attnmem.cli import main
+
+    text = (ROOT / "config" / "config.yaml").read_text()
+    assert ", 100, 1000]" in text
+    path = tmp_path / "config.yaml"
+    path.write_text(text.replace(", 100, 1000]", ", 100]", 1))
+    registry = str(ROOT / "config" / "claims")
+    assert main(["--config", str(path), "check", "--registry", registry]) == 1
+    out = capsys.readouterr().out
+    assert "soft-dictionary/" in out and "1000" in out, out

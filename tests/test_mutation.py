@@ -50,8 +50,8 @@ def test_an_explained_survivor_really_survives(pipeline):
 def test_the_mutation_kills_a_right_answer_and_spares_a_vacuous_band():
     c = {"c": xr.Dataset({"x": ("k", [1.0, 0.0])}, coords={"k": ["a", "b"]})}
     base = {
-        "id": "t/x/y",
-        "where": {"doc": "every-word", "section": "x", "line": 1},
+        "id": "every-word/x/y",
+        "line": 1,
         "tag": "derived",
         "claim": "a test entry",
         "evidence": "recomputed",
@@ -67,12 +67,13 @@ def test_the_mutation_kills_a_right_answer_and_spares_a_vacuous_band():
         "tolerance": {"abs": 1e-12},
         "check": {"cube": "c", "var": "x", "sel": {"k": "b"}},
     }
-    wide = {**exact, "id": "t/x/wide", "tolerance": {"abs": 10}}  # a band nothing can leave
+    wide = {**exact, "id": "every-word/x/wide", "tolerance": {"abs": 10}}  # nothing leaves it
     bound = {
         **base,
-        "id": "t/x/bound",
+        "id": "every-word/x/bound",
         "stated": {"value": "1", "relation": "<"},
         "check": {"cube": "c", "var": "x", "sel": {"k": "b"}},
     }
-    found = {e["id"] for e, _ in mutation.survivors([exact, gap, wide, bound], c)}
-    assert found == {"t/x/wide"}
+    entries = [claims.expand_entry(e) for e in (exact, gap, wide, bound)]
+    found = {e["id"] for e, _ in mutation.survivors(entries, c)}
+    assert found == {"every-word/x/wide"}

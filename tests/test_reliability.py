@@ -83,3 +83,90 @@ def test_the_help_says_its_whole_first_sentence_and_run_writes_beside_the_pipeli
     )  # fmt: skip
     assert (tmp_path / "results/manual/soft_lookup.nc").exists()
     assert not (tmp_path / "results/soft_lookup.nc").exists()
+
+
+def _plan(tmp_path, config, *targets) -> set[str]:
+    """Snakemake's dry-run plan in a project folder: the rules it would run (its job table)."""
+    import re
+
+    out = snakemake(
+        *targets, "--directory", str(tmp_path), "--configfile", str(config), "-n", "--quiet",
+        "rules",
+    ).stdout  # fmt: skip
+    return set(re.findall(r"^(\w+)\s+\d+$", out, re.MULTILINE)) - {"total"}
+
+
+@pytest.mark.pipeline
+def test_a_config_edit_reruns_its_experiment_whatever_was_parsed_in_between(tmp_path):
+    """The stale-cube race: a block is edited while its old job is still running, and a dry run
+    (or a second Snakemake that the lock refuses) parses the new config before that job writes
+    its cube. Parsing must write nothing, and the cube, newer than anything the parse saw, must
+    still be rerun from the new block; returning to the old block reruns it again."""
+    import yaml
+
+    target = "results/soft_lookup.nc"
+    config = yaml.safe_load((ROOT / "config/config.yaml").read_text())
+    path_a, path_b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    path_a.write_text(yaml.safe_dump(config))
+    config["experiments"]["soft_lookup"]["beta"].append(2000)
+    path_b.write_text(yaml.safe_dump(config))
+    project = tmp_path / "project"
+    snakemake(target, "--directory", str(project), "--configfile", str(path_a), "--cores", "1")
+    before = sorted(p.name for p in (project / "results/config").iterdir())
+
+    assert "soft_lookup" in _plan(project, path_b, target)
+    assert sorted(p.name for p in (project / "results/config").iterdir()) == before, (
+        "a dry run wrote a config snapshot"
+    )
+    cube = project / target
+    later = cube.stat().st_mtime + 60
+    os.utime(cube, (later, later))  # the old job finishing after the dry run
+    assert "soft_lookup" in _plan(project, path_b, target), "the old cube passed for the new block"
+
+    snakemake(target, "--directory", str(project), "--configfile", str(path_b), "--cores", "1")
+    assert xr.load_dataset(cube).sizes["beta"] == len(config["experiments"]["soft_lookup"]["beta"])
+    assert "soft_lookup" not in _plan(project, path_b, target)
+    assert "soft_lookup" in _plan(project, path_a, target), "narrowing back reran nothing"
+
+
+def test_a_cube_is_marked_dirty_only_when_its_own_sources_are(tmp_path):
+    import subprocess
+
+    from attnmem.cube import git_commit
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    for name in ("science.py", "other.py"):
+        (tmp_path / name).write_text("x = 1\n")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start")
+    (tmp_path / "other.py").write_text("x = 2\n")
+    clean = git_commit([str(tmp_path / "science.py")], root=tmp_path)
+    assert len(clean) == 40 and not clean.endswith("+dirty")
+    assert git_commit([str(tmp_path / "other.py")], root=tmp_path).endswith("+dirty")
+    assert git_commit(root=tmp_path).endswith("+dirty")
+
+
+@pytest.mark.pipeline
+def test_a_copy_of_a_built_project_reruns_nothing(tmp_path):
+    """Rule inputs are paths relative to the project, not absolute: a built project copied to
+    another folder (mtimes kept) is up to date there."""
+    import shutil
+    import subprocess
+
+    first = tmp_path / "first"
+    first.mkdir()
+    skip = shutil.ignore_patterns("__pycache__", "*.egg-info")
+    for part in ("Snakefile", "workflow", "config", "src", "environment.yml"):
+        if (ROOT / part).is_dir():
+            shutil.copytree(ROOT / part, first / part, ignore=skip)
+        else:
+            shutil.copy2(ROOT / part, first / part)
+    target = "results/soft_lookup.nc"
+    snakemake(target, "--snakefile", str(first / "Snakefile"), "--cores", "1", cwd=first)
+    subprocess.run(["cp", "-a", str(first), str(tmp_path / "second")], check=True)
+    plan = snakemake(target, "--snakefile", str(tmp_path / "second/Snakefile"), "-n",
+                     cwd=tmp_path / "second").stdout  # fmt: skip
+    assert "Nothing to be done" in plan, plan

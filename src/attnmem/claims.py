@@ -64,9 +64,17 @@ DOCS = ("first-principles", "memory-math", "every-word", "soft-dictionary", "eve
 # ----------------------------------------------------------------------------- loading
 
 
+class RegistryError(ValueError):
+    """A registry file that cannot be read as entries; the message names the file and entry."""
+
+
+FILE_KEYS = ("defaults", "claims")
+DEFAULT_KEYS = ("cube", "sel")
+
+
 def load_registry(root) -> list[dict]:
     """Every entry of the YAML files under ``root`` (a directory, one file, or a list of
-    files), in file order."""
+    files), in file order, expanded as the judge reads it (``expand_entry``), with ``_file``."""
     if isinstance(root, (str, Path)) and Path(root).is_file():
         paths = [Path(root)]
     elif isinstance(root, (str, Path)):
@@ -75,9 +83,98 @@ def load_registry(root) -> list[dict]:
         paths = sorted(Path(p) for p in root)
     entries = []
     for path in paths:
-        for entry in load_yaml(path) or []:
-            entries.append({**entry, "_file": str(path)})
+        entries += file_entries(path, load_yaml(path))
     return entries
+
+
+def file_entries(path, data) -> list[dict]:
+    """The expanded entries of one registry file, given its parsed YAML."""
+    defaults, raw = split_file(data, path)
+    return [expand_entry(e, defaults, str(path)) for e in raw]
+
+
+def read_registry_file(path) -> tuple[dict, list]:
+    """A file's defaults and its entries as written."""
+    return split_file(load_yaml(path), path)
+
+
+def split_file(data, path) -> tuple[dict, list]:
+    """Defaults and raw entries of a file's YAML: a list of entries, or a mapping
+    ``{defaults: {cube, sel}, claims: [entries]}`` when a cube or selection recurs in the file."""
+    if data is None or isinstance(data, list):
+        return {}, data or []
+    if not isinstance(data, Mapping) or not set(data) <= set(FILE_KEYS):
+        raise RegistryError(
+            f"{path}: a registry file is a list of entries or a mapping with "
+            f"keys {', '.join(FILE_KEYS)}"
+        )
+    defaults = data.get("defaults") or {}
+    if not isinstance(defaults, Mapping) or not set(defaults) <= set(DEFAULT_KEYS):
+        raise RegistryError(f"{path}: defaults may give only {', '.join(DEFAULT_KEYS)}")
+    return dict(defaults), data.get("claims") or []
+
+
+def expand_entry(raw: Mapping, defaults: Mapping | None = None, file: str | None = None) -> dict:
+    """One entry as written in its file, made explicit for the judge: ``where`` holds the doc
+    and section (the first two parts of the id) with the entry's ``line`` and ``char``; every
+    check, the literal reading's too, becomes a list of single-variable checks with the file's
+    defaults filled in (``expand_checks``). ``file`` is kept as ``_file``."""
+    where = file or "a registry entry"
+    ident = raw.get("id") if isinstance(raw, Mapping) else None
+    parts = ident.split("/") if isinstance(ident, str) else []
+    if len(parts) != 3 or not all(parts):
+        raise RegistryError(f"{where}: entry {ident!r} needs an id <doc>/<section>/<slug>")
+    name = f"{where}: {ident}"
+    if "where" in raw:
+        raise RegistryError(f"{name}: doc and section come from the id; write line (and char)")
+    entry = {"id": ident, "where": {"doc": parts[0], "section": parts[1]}}
+    entry["where"].update({k: raw[k] for k in ("line", "char") if k in raw})
+    for key, value in raw.items():
+        if key in ("id", "line", "char"):
+            continue
+        if key == "check":
+            value = expand_checks(value, defaults or {}, name)
+        elif key == "literal" and isinstance(value, Mapping) and "check" in value:
+            value = {**value, "check": expand_checks(value["check"], defaults or {}, name)}
+        entry[key] = value
+    if file is not None:
+        entry["_file"] = file
+    return entry
+
+
+def expand_checks(check, defaults: Mapping, name: str = "") -> list[dict]:
+    """Checks as the judge reads them, in order. A check without ``cube`` reads the file's
+    default cube; a check of the default cube starts from the default selection, its own
+    ``sel`` keys winning key by key and a key set to null removing the default's (a ``size``
+    check takes no selection); ``var: [a, b]`` reads a, then b, with the same cube and sel."""
+    out = []
+    for c in check if isinstance(check, list) else [check]:
+        if not isinstance(c, Mapping):
+            raise RegistryError(f"{name}: a check is a mapping, not {c!r}")
+        cube = c.get("cube", defaults.get("cube"))
+        if cube is None:
+            raise RegistryError(f"{name}: a check names no cube and the file gives no default")
+        c = {"cube": cube, **c}
+        sel = c.pop("sel", None) or {}
+        if not isinstance(sel, Mapping):
+            raise RegistryError(f"{name}: sel maps dims to values, not {sel!r}")
+        sel = dict(sel)
+        if cube == defaults.get("cube") and "size" not in c:
+            sel = {**(defaults.get("sel") or {}), **sel}
+        sel = {k: v for k, v in sel.items() if v is not None}
+        if sel:
+            c["sel"] = sel
+        variables = c.get("var")
+        if isinstance(variables, list):
+            if not variables:
+                raise RegistryError(f"{name}: an empty var list reads nothing")
+            out += [
+                {**c, "var": v, **({"sel": dict(c["sel"])} if "sel" in c else {})}
+                for v in variables
+            ]
+        else:
+            out.append(c)
+    return out
 
 
 def registry_files(root: str | Path) -> list[str]:

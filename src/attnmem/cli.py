@@ -13,7 +13,6 @@ import logging
 import sys
 from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
-from importlib import import_module
 from pathlib import Path
 
 log = logging.getLogger("attnmem")
@@ -49,20 +48,32 @@ def run_experiment(name: str, block: Mapping, global_seed: int, out: str | Path)
     log.info("wrote %s (%s)", out, ", ".join(f"{k}={v}" for k, v in ds.sizes.items()))
 
 
-def draw_figures(group: str, cube_paths: Mapping[str, str], out_dir: str | Path) -> list[Path]:
-    """Draw every figure of ``group`` to ``out_dir/<id>.png`` and ``.svg``."""
+def draw_figures(
+    module: str, cube_paths: Mapping[str, str], settings: Mapping, pngs: Mapping[str, str | Path]
+) -> list[Path]:
+    """Draw every figure of a figure module: figure ``id`` to ``pngs[id]``, with an SVG and its
+    caption (``.rst``, the function's docstring) beside it. ``settings`` is the module's block
+    of config ``figures``; each function gets the cubes and the settings it declares."""
     from .cube import read_cube
+    from .figure_settings import coordinate_problems
     from .figures import catalog, style
 
     style.apply()
-    figures = catalog.groups()[group]
+    figures = catalog.groups()[module]
+    functions = catalog.imported(module)
+    if {f.id: f for f in figures} != {i: fn.figure for i, fn in functions.items()}:
+        raise RuntimeError(f"the text scan of figures/{module}.py disagrees with its decorators")
     cubes = {name: read_cube(path) for name, path in cube_paths.items()}
+    problems = coordinate_problems(figures, settings, cubes)
+    if problems:
+        raise SystemExit("figure settings the cubes do not hold:\n  " + "\n  ".join(problems))
     written = []
     for fig in figures:
-        module, func = fig.draw.split(":")
-        draw = getattr(import_module(f"attnmem.figures.{module}"), func)
-        path = Path(out_dir) / f"{fig.id}.png"
-        style.save(draw({c: cubes[c] for c in fig.cubes}), path)
+        draw = functions[fig.id]
+        path = Path(pngs[fig.id])
+        chosen = {name: settings[name] for name in fig.settings}
+        style.save(draw({c: cubes[c] for c in fig.cubes}, **chosen), path)
+        path.with_suffix(".rst").write_text(catalog.caption(draw) + "\n", encoding="utf-8")
         log.info("drew %s", path)
         written.append(path)
     return written
@@ -111,6 +122,37 @@ def lint_registry(registry) -> int:
     return 1 if problems else 0
 
 
+def check_all(config_path, registry) -> int:
+    """Everything the pipeline checks before a job, and more, without computing anything: the
+    generated schema and manifest are current; the config files have no key written twice, fit
+    the schema and stay within the cost limits; every figure setting is a value the config's
+    grids hold; every registry entry reads a cube, variable and grid value the config will
+    produce; and the registry's own rules (``lint``). Prints each problem; 1 if any."""
+    from . import schema
+    from .config import ConfigError, check_config, duplicate_keys, load_yaml
+    from .costs import load_costs, over_limits
+    from .figure_settings import problems as figure_problems
+    from .figures import catalog
+    from .registry_lint import pipeline_problems
+
+    found = [f"stale: {p} (run `python -m attnmem schema`)" for p in schema.stale()]
+    config = load_yaml(config_path)
+    found += duplicate_keys(config_path)
+    try:
+        check_config(config, schema.CONFIG_SCHEMA)
+    except ConfigError as err:
+        found += str(err).splitlines()[1:]
+    else:
+        manifest = schema.load_manifest()
+        found += over_limits(config, manifest, load_costs(schema.SCHEMA_DIR / "costs.json"))
+        found += figure_problems(config, catalog.scan())
+        found += pipeline_problems(registry, config, manifest)
+    for line in found:
+        print(line)
+    print(f"check: {len(found)} problem(s) in the declarations, config, figures and registry")
+    return max(lint_registry(registry), 1 if found else 0)
+
+
 def list_mutants(registry, results) -> int:
     """Print the checked rows whose verdict a wrong science leaves unchanged."""
     import xarray as xr
@@ -128,13 +170,17 @@ def list_mutants(registry, results) -> int:
     return 1 if unexplained else 0
 
 
-def build_gallery(pngs: Sequence[str], captions: Sequence[str], claims_csv, out_path) -> None:
+def build_gallery(
+    ids: Sequence[str], pngs: Sequence[str], captions: Sequence[str], claims_csv, out_path
+) -> None:
+    """figures/index.html from the figures ``ids`` (in the order of their PNG and caption
+    files): each figure, its caption as the figure job wrote it, and its claims."""
     from .gallery import caption_text, render
 
-    figures = []
-    for png, cap in zip(pngs, captions, strict=True):
-        fig_id = str(Path(cap).with_suffix("")).split("report/", 1)[1]
-        figures.append({"id": fig_id, "png": png, "caption": caption_text(Path(cap).read_text())})
+    figures = [
+        {"id": fig_id, "png": png, "caption": caption_text(Path(cap).read_text(encoding="utf-8"))}
+        for fig_id, png, cap in zip(ids, pngs, captions, strict=True)
+    ]
     render(figures, claims_csv, out_path)
     log.info("wrote %s with %d figures", out_path, len(figures))
 
@@ -144,9 +190,32 @@ def build_gallery(pngs: Sequence[str], captions: Sequence[str], claims_csv, out_
 
 def experiment_job(smk) -> None:
     setup_logging(smk.log[0] if smk.log else None)
-    snapshot = json.loads(Path(smk.input.config).read_text())
+    name, block, seed = _configured(smk)
     with logged_failure():
-        run_experiment(snapshot["experiment"], snapshot["block"], snapshot["seed"], smk.output[0])
+        run_experiment(name, block, seed, smk.output[0])
+
+
+def _configured(smk) -> tuple[str, dict, int]:
+    """The experiment of a job, its config block and the global seed: its config snapshot."""
+    snapshot = json.loads(Path(smk.input.config).read_text(encoding="utf-8"))
+    return snapshot["experiment"], snapshot["block"], snapshot["seed"]
+
+
+def write_snapshot(name: str, config: Mapping, path: str | Path, expected: str) -> None:
+    """Record the config block an experiment's cube is to be computed from (the experiment
+    job's input), refusing a path that is not the current config's (``expected``); the
+    snapshots of the experiment's other configs go, so that returning to one reruns the job."""
+    from .config import snapshot
+    from .shards import science_block
+
+    path = Path(path)
+    if path != Path(expected):
+        raise ValueError(f"{path} is not the snapshot of the current config ({expected})")
+    for other in path.parent.glob(f"{name}.*json"):
+        if other.name != path.name and other.name.count(".") <= 2:
+            other.unlink(missing_ok=True)
+    block = science_block(config["experiments"][name])
+    path.write_text(snapshot(name, config["seed"], block), encoding="utf-8")
 
 
 @contextmanager
@@ -178,23 +247,30 @@ def gather_job(smk) -> None:
     from .cube import gather, read_cube, write_cube
     from .experiments import experiment
 
-    exp = experiment(smk.params.experiment)
+    name, block, seed = _configured(smk)
     parts = [read_cube(p) for p in smk.input.shards]
-    ds = gather(exp, dict(smk.params.block), smk.params.seed, parts)
+    ds = gather(experiment(name), block, seed, parts)
     write_cube(ds, smk.output[0])
     log.info("gathered %d shards into %s", len(parts), smk.output[0])
 
 
 def figures_job(smk) -> None:
+    """The figures of one figure module (its source file is the rule's ``module`` input), with
+    the module's settings from the config Snakemake passes."""
     setup_logging(smk.log[0] if smk.log else None)
+    from .figure_settings import settings_of
     from .figures import catalog
 
-    group = smk.rule.removeprefix("figures_")
+    module = catalog.module_of(smk.input.module)
+    settings = settings_of(smk.config, module)
     cube_paths = {Path(p).stem: p for p in smk.input.cubes}
-    first = catalog.groups()[group][0]
-    png = Path(next(p for p in smk.output if p.endswith(f"{first.id}.png")))
-    out_dir = png.parents[len(Path(first.id).parts) - 1]
-    draw_figures(group, cube_paths, out_dir)
+    pngs = {}
+    for fig, png in zip(catalog.groups()[module], smk.output.png, strict=True):
+        if not str(png).endswith(f"{fig.id}.png"):  # the rule lists them in catalog order
+            raise RuntimeError(f"output {png} is not the PNG of figure {fig.id}")
+        pngs[fig.id] = png
+    with logged_failure():
+        draw_figures(module, cube_paths, settings, pngs)
 
 
 def claims_job(smk) -> None:
@@ -204,8 +280,12 @@ def claims_job(smk) -> None:
 
 
 def gallery_job(smk) -> None:
+    """The gallery; its PNG and caption inputs list every figure in catalog order."""
     setup_logging(smk.log[0] if smk.log else None)
-    build_gallery(smk.input.pngs, smk.input.captions, smk.input.claims, smk.output[0])
+    from .figures import catalog
+
+    ids = [f.id for f in catalog.scan()]
+    build_gallery(ids, smk.input.pngs, smk.input.captions, smk.input.claims, smk.output[0])
 
 
 # ----------------------------------------------------------------------------- command line
@@ -241,8 +321,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="default: results/manual/<name>.nc (the pipeline's results/<name>.nc belongs to "
         "Snakemake: overwriting it by hand would leave Snakemake believing it current)",
     )
-    p_fig = sub.add_parser("figure", help="draw one figure group from the cubes in results/")
-    p_fig.add_argument("group")
+    p_fig = sub.add_parser(
+        "figure", help="draw the figures of one figure module from the cubes in results/"
+    )
+    p_fig.add_argument("module")
     p_fig.add_argument("--results", default="results")
     p_fig.add_argument("--out-dir", default="figures")
     p_cl = sub.add_parser("claims", help="judge the registry against the cubes in results/")
@@ -256,18 +338,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p_mu.add_argument("--registry", default="config/claims")
     p_mu.add_argument("--results", default="results")
-    sub.add_parser("list", help="list the experiments and figure groups")
+    sub.add_parser("list", help="list the experiments and the figures of each figure module")
     p_sc = sub.add_parser(
         "schema",
         help="regenerate workflow/schemas/config.schema.yaml and experiments.json from the "
         "@experiment declarations (after adding an experiment or changing its keys)",
     )
     p_sc.add_argument("--check", action="store_true", help="only say whether they are stale")
+    p_ck = sub.add_parser(
+        "check",
+        help="check declarations, config, figure settings and registry before computing anything",
+    )
+    p_ck.add_argument("--registry", default="config/claims")
     args = parser.parse_args(argv)
     setup_logging()
 
     if args.command == "schema":
         return write_schema(check_only=args.check)
+    if args.command == "check":
+        return check_all(args.config, args.registry)
 
     if args.command == "list":
         from .experiments import registry
@@ -275,8 +364,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         for name, exp in registry().items():
             print(f"experiment {name}: grid {', '.join(exp.grid)}")
-        for group, figs in catalog.groups().items():
-            print(f"figure group {group}: {', '.join(f.id for f in figs)}")
+        for module, figs in catalog.groups().items():
+            print(f"figures of {module}: {', '.join(f.id for f in figs)}")
         return 0
     if args.command == "lint":
         return lint_registry(args.registry)
@@ -288,10 +377,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         out = args.out or f"results/manual/{args.name}.nc"
         run_experiment(args.name, config["experiments"][args.name], config["seed"], out)
     elif args.command == "figure":
+        from .figure_settings import check, settings_of
         from .figures import catalog
 
-        names = sorted({c for f in catalog.groups()[args.group] for c in f.cubes})
-        draw_figures(args.group, {n: f"{args.results}/{n}.nc" for n in names}, args.out_dir)
+        check(config, catalog.scan())
+        figures = catalog.groups()[args.module]
+        names = sorted({c for f in figures for c in f.cubes})
+        draw_figures(
+            args.module,
+            {n: f"{args.results}/{n}.nc" for n in names},
+            settings_of(config, args.module),
+            {f.id: Path(args.out_dir) / f"{f.id}.png" for f in figures},
+        )
     elif args.command == "claims":
         from . import claims
 

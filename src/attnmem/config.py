@@ -96,13 +96,56 @@ def _empty_ranges(node, path=()) -> list[str]:
     return found
 
 
+def _non_finite(node, path=()) -> list[str]:
+    """NaN and infinities (YAML's .nan, .inf): every bound of a JSON schema lets NaN through."""
+    import math
+
+    if isinstance(node, float) and not math.isfinite(node):
+        return [f"{_where(path)}: {node} is not a finite number; allowed: finite numbers only"]
+    items = (
+        node.items()
+        if isinstance(node, Mapping)
+        else enumerate(node)
+        if isinstance(node, list)
+        else ()
+    )
+    return [p for key, value in items for p in _non_finite(value, (*path, key))]
+
+
+def duplicate_keys(path: str | Path) -> list[str]:
+    """Keys written twice in one mapping of a YAML file (YAML loaders keep the last silently:
+    a second block for an experiment would replace the first without a word)."""
+    with open(path, encoding="utf-8") as fh:
+        root = yaml.compose(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    found, todo = [], [root]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, yaml.MappingNode):
+            seen: dict = {}
+            for key, value in node.value:
+                if key.value in seen:
+                    found.append(
+                        f"{path}, line {key.start_mark.line + 1}: key {key.value!r} is written "
+                        f"twice (first at line {seen[key.value]}); YAML would keep only the last"
+                    )
+                seen.setdefault(key.value, key.start_mark.line + 1)
+                todo.append(value)
+        elif isinstance(node, yaml.SequenceNode):
+            todo.extend(node.value)
+    return sorted(found)
+
+
 def check_config(config: Mapping, schema_path: str | Path) -> None:
     """Raise ``ConfigError`` listing every problem if ``config`` does not match the schema.
 
     Our own reading comes first (one line per problem, naming the key and what is allowed);
     Snakemake's ``validate`` then has the last word, so the config is checked exactly as a
     Snakemake workflow checks its config, and anything it alone finds is reported too."""
-    problems = config_errors(config, load_yaml(schema_path)) or _empty_ranges(config)
+    problems = (
+        _non_finite(config)
+        or config_errors(config, load_yaml(schema_path))
+        or _empty_ranges(config)
+    )
     if not problems:
         problems = _snakemake_problems(config, schema_path)
     if problems:
@@ -123,20 +166,47 @@ def _snakemake_problems(config: Mapping, schema_path: str | Path) -> list[str]:
     return []
 
 
-def check_config_once(config: Mapping, schema_path: str | Path, stamp: str | Path) -> None:
-    """``check_config``, skipped when this very config was already found valid against this very
-    schema (a hash of both is kept in ``stamp``). Validation costs a fifth of a second that a
-    run with nothing to do should not pay; any edit of the config or the schema revalidates."""
+def snapshot(name: str, global_seed: int, block: Mapping) -> str:
+    """The text of an experiment's config snapshot: what its cube is computed from."""
+    import json
+
+    return (
+        json.dumps(
+            {"experiment": name, "seed": global_seed, "block": block}, indent=1, sort_keys=True
+        )
+        + "\n"
+    )
+
+
+def snapshot_hash(name: str, global_seed: int, block: Mapping) -> str:
+    """Hash naming the snapshot (and so the rerun trigger) of an experiment's config."""
+    import hashlib
+
+    return hashlib.sha256(snapshot(name, global_seed, block).encode()).hexdigest()[:16]
+
+
+def check_config_once(
+    config: Mapping, schema_path: str | Path, stamp: str | Path, files=()
+) -> None:
+    """``check_config`` (and, for the config ``files`` it was read from, ``duplicate_keys``),
+    skipped when this very config and these very files were already found valid against this
+    very schema (a hash of all is kept in ``stamp``, a cache outside results/). Validation costs
+    half a second that a run with nothing to do should not pay; any edit revalidates."""
     import hashlib
     import json
 
-    schema_text = Path(schema_path).read_text(encoding="utf-8")
+    texts = [Path(schema_path).read_text(encoding="utf-8")]
+    texts += [Path(f).read_text(encoding="utf-8") for f in files]
     key = hashlib.sha256(
-        (json.dumps(config, sort_keys=True, default=str) + "\0" + schema_text).encode()
+        "\0".join([json.dumps(config, sort_keys=True, default=str), *texts]).encode()
     ).hexdigest()
     stamp = Path(stamp)
     if stamp.exists() and stamp.read_text(encoding="utf-8").strip() == key:
         return
+    duplicates = [d for f in files for d in duplicate_keys(f)]
+    if duplicates:
+        lines = "\n".join(f"  - {d}" for d in duplicates)
+        raise ConfigError(f"config is invalid, nothing was run:\n{lines}")
     check_config(config, schema_path)
     stamp.parent.mkdir(parents=True, exist_ok=True)
     stamp.write_text(key + "\n", encoding="utf-8")

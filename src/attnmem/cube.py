@@ -1,6 +1,9 @@
 """From a config block to a netCDF cube: run the grid, label it, record provenance, write it.
 
 Writing is atomic (a temporary file, then a rename), so an interrupted run leaves no cube.
+A cube on disk follows the CF-1.8 conventions, so generic netCDF tools and checkers read it;
+``read_cube`` undoes the few storage choices CF forces (narrow integers, character arrays,
+units words) and gives back the Dataset as computed.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ import xarray as xr
 
 from . import __version__
 from .grid import block_hash, expand_grid, point_rng, points
-from .spec import Experiment
+from .sources import science_files
+from .spec import Experiment, from_param
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +61,7 @@ def gather(exp: Experiment, block: Mapping, global_seed: int, parts: list[xr.Dat
     ds = ds[[out.name for out in exp.outputs]]
     for out in exp.outputs:
         ds[out.name].attrs = {"long_name": out.long_name, "units": out.units}
+    _describe_coords(ds, exp)
     ds.attrs.update(provenance(exp, block, global_seed, grid))
     return ds
 
@@ -102,7 +107,37 @@ def run_points(exp: Experiment, block: Mapping, global_seed: int) -> xr.Dataset:
                 continue
             size = data_vars[out.name].shape[len(grid) + axis]
             coords[dim] = np.asarray(extra_coords.get(dim, range(size)))
-    return xr.Dataset(data_vars, coords=coords)
+    ds = xr.Dataset(data_vars, coords=coords)
+    _describe_coords(ds, exp)
+    return ds
+
+
+def _describe_coords(ds: xr.Dataset, exp: Experiment) -> None:
+    """Give every coordinate a ``long_name`` and, when it is numeric, ``units`` "1" (the
+    declarations carry no units for grid keys or extra dims; text labels take none)."""
+    for name in ds.coords:
+        attrs = {"long_name": _coord_long_name(exp, name)}
+        if ds[name].dtype.kind in "iuf":
+            attrs["units"] = "1"
+        ds[name].attrs = attrs
+
+
+def _coord_long_name(exp: Experiment, dim: str) -> str:
+    """What a coordinate is, from the experiment's declaration of the key or dim."""
+    if dim in exp.grid:
+        param = exp.types.get(dim)
+        if param is not None and param.schema.get("$ref") == "#/$defs/seed_grid":
+            return "replicate index (seeds the random draws of each grid point)"
+        if param is not None and param.doc:
+            return param.doc
+        return f"{dim}, a grid key of experiment {exp.name}"
+    source = exp.coords.get(dim)
+    if isinstance(source, from_param):
+        doc = exp.types[source.param].doc if source.param in exp.types else ""
+        return f"{doc or 'values'} (parameter {source.param})"
+    if source is not None:
+        return f"{dim}, labels of an extra dim of experiment {exp.name}"
+    return f"index along {dim}"
 
 
 def _extra_coords(exp: Experiment, params: Mapping) -> dict:
@@ -139,7 +174,7 @@ def provenance(exp: Experiment, block: Mapping, global_seed: int, grid: Mapping)
         "global_seed": int(global_seed),
         "config_hash": block_hash(block, global_seed),
         "attnmem_version": __version__,
-        "git_commit": git_commit(),
+        "git_commit": git_commit(science_files(exp.name)),
         "library_versions": json.dumps(
             {
                 "numpy": np.__version__,
@@ -151,15 +186,16 @@ def provenance(exp: Experiment, block: Mapping, global_seed: int, grid: Mapping)
     }
 
 
-def git_commit() -> str:
-    """The commit of the working tree (with ``+dirty`` if it has changes), or ``unknown``."""
-    root = Path(__file__).resolve().parents[2]
+def git_commit(paths=(), root: str | Path | None = None) -> str:
+    """The commit of the working tree, with ``+dirty`` if ``paths`` (default: any tracked file)
+    differ from it, or ``unknown``. A cube is marked dirty only when its own sources are."""
+    root = root or Path(__file__).resolve().parents[2]
     try:
         sha = subprocess.run(
             ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
+            ["git", "status", "--porcelain", "--untracked-files=all", "--", *paths],
             cwd=root,
             capture_output=True,
             text=True,
@@ -170,6 +206,79 @@ def git_commit() -> str:
     return sha + ("+dirty" if dirty else "")
 
 
+CONVENTIONS = "CF-1.8"
+
+# Declared units that UDUNITS parses (tests/test_cf.py checks this table against cf_units, so
+# the cube on disk does not depend on whether that library is installed). Any other declared
+# unit is a count or an information measure CF has no unit for: it is written as "1", with the
+# word appended to long_name and kept in ``declared_units`` so that ``read_cube`` restores it.
+UDUNITS_UNITS = frozenset({"1", "bits", "bytes", "degrees"})
+
+# How a declaration says an output is a 0/1 flag: "1 if ...", "1 where ...", "... (0/1)",
+# "... (1 yes)" in a long_name with units "1". Such outputs get CF flag attributes.
+_FLAG_PREFIXES = ("1 if ", "1 where ")
+_FLAG_SUFFIXES = ("(0/1)", "(1 yes)")
+
+
+def is_flag(long_name: str, units: str) -> bool:
+    """Whether a declared output is a 0/1 flag, by the words of its declaration."""
+    return units == "1" and (
+        long_name.startswith(_FLAG_PREFIXES) or long_name.endswith(_FLAG_SUFFIXES)
+    )
+
+
+def cf_encoded(ds: xr.Dataset) -> tuple[xr.Dataset, dict]:
+    """The Dataset as it is stored (CF-1.8 attributes) and the encoding to write it with.
+
+    Values are untouched: integer coordinates are stored as int32 when they fit (CF-1.8 has no
+    64-bit integers), text coordinates as character arrays with a length dim (the checkers
+    cannot read netCDF-4 strings as coordinates), and coordinates carry no ``_FillValue``."""
+    out = ds.copy(deep=False)
+    encoding: dict[str, dict] = {}
+    for var in out.variables.values():
+        var.encoding = {}  # what a read left (a shard's int32, char dims) is decided anew here
+        var.attrs = dict(var.attrs)
+    for name in out.data_vars:
+        attrs = out[name].attrs
+        units, long_name = attrs.get("units"), attrs.get("long_name", "")
+        if units is not None and units not in UDUNITS_UNITS:
+            attrs.update(long_name=f"{long_name}, in {units}", units="1", declared_units=units)
+        if units is not None and is_flag(long_name, units):
+            attrs.update(flag_values=np.array([0.0, 1.0]), flag_meanings="false true")
+    for name in out.coords:
+        values = out[name].values
+        if values.dtype.kind in "US" or (
+            values.dtype.kind == "O" and all(isinstance(v, str) for v in values.flat)
+        ):
+            encoding[name] = {"dtype": "S1", "char_dim_name": _free_dim(out, f"{name}_strlen")}
+        elif values.dtype.kind in "iu":
+            narrow = values.size == 0 or (
+                np.iinfo(np.int32).min <= values.min() and values.max() <= np.iinfo(np.int32).max
+            )
+            encoding[name] = {"dtype": "int32" if narrow else values.dtype, "_FillValue": None}
+        else:
+            encoding[name] = {"_FillValue": None}
+    out.attrs = {"Conventions": CONVENTIONS, **_title_history(out.attrs), **out.attrs}
+    return out, encoding
+
+
+def _free_dim(ds: xr.Dataset, name: str) -> str:
+    while name in ds.dims or name in ds.variables:
+        name += "_"
+    return name
+
+
+def _title_history(attrs: Mapping) -> dict:
+    """CF's recommended ``title`` and ``history``, from the provenance (none on a shard)."""
+    if "experiment" not in attrs:
+        return {}
+    return {
+        "title": f"attnmem cube {attrs['experiment']}",
+        "history": f"computed by attnmem {attrs.get('attnmem_version', __version__)} "
+        f"from the config block with hash {attrs.get('config_hash', 'unknown')}",
+    }
+
+
 def write_cube(ds: xr.Dataset, path: str | os.PathLike) -> None:
     """Write a cube atomically: to a temporary file beside it, then rename over the target.
     The previous cube stays in place until the new one is complete; temporary files left by
@@ -178,10 +287,11 @@ def write_cube(ds: xr.Dataset, path: str | os.PathLike) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     for stale in path.parent.glob(f".{path.stem}.*.nc.tmp"):  # left by a killed write
         stale.unlink(missing_ok=True)
+    stored, encoding = cf_encoded(ds)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".nc.tmp", dir=path.parent)
     os.close(fd)
     try:
-        ds.to_netcdf(tmp, engine="netcdf4")
+        stored.to_netcdf(tmp, engine="netcdf4", encoding=encoding)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a cube is readable like any output
@@ -192,6 +302,35 @@ def write_cube(ds: xr.Dataset, path: str | os.PathLike) -> None:
 
 
 def read_cube(path: str | os.PathLike) -> xr.Dataset:
-    """Load a cube fully into memory (and close the file)."""
+    """Load a cube fully into memory (and close the file), as it was computed: integer
+    coordinates as int64, text coordinates as str, the declared units and long_names, and
+    none of the attributes that only the stored form carries."""
     with xr.open_dataset(path, engine="netcdf4") as ds:
-        return ds.load()
+        ds = ds.load()
+    return cf_decoded(ds)
+
+
+def cf_decoded(ds: xr.Dataset) -> xr.Dataset:
+    """Undo ``cf_encoded``'s storage choices on a Dataset read from a cube."""
+    coords = {}
+    for name in ds.coords:
+        var = ds[name].variable
+        if var.dtype.kind in "iu" and var.dtype != np.int64:
+            var = var.astype(np.int64)
+        elif var.dtype.kind == "O":
+            var = var.astype(str)
+        coords[name] = var
+    data_vars = {name: ds[name].variable for name in ds.data_vars}
+    ds = xr.Dataset(data_vars, coords=coords, attrs=ds.attrs)  # in the stored order
+    for name in ds.data_vars:
+        attrs = ds[name].attrs
+        units = attrs.pop("declared_units", None)
+        if units is not None:
+            attrs["units"] = units
+            attrs["long_name"] = attrs["long_name"].removesuffix(f", in {units}")
+        if "flag_meanings" in attrs:
+            del attrs["flag_values"], attrs["flag_meanings"]
+    if ds.attrs.get("Conventions") == CONVENTIONS:
+        for key in ("Conventions", *_title_history(ds.attrs)):
+            ds.attrs.pop(key, None)
+    return ds

@@ -2,17 +2,26 @@
 
 Each function takes the parsed entries and returns a list of problems, one line each, naming
 the entry. The test suite asserts every list is empty; ``python -m attnmem lint`` prints them.
+``pipeline_problems`` is the part the workflow runs before any job: what would make the claims
+rule fail or judge the wrong thing (unknown cubes, variables, dims and grid values, misspelled
+tolerances, duplicate ids), checked against the config and the experiment manifest.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import math
 import re
-from collections import Counter
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 from . import claims
 
 STATISTICAL = {"se", "se_mean", "se_identity", "quantile"}
+TOLERANCE_WORDS = ("printed", "exact", "approx")
+TOLERANCE_KEYS = ("abs", "rel", "se", "se_mean", "se_identity", "quantile")
+SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "claims.schema.yaml"
 # Words in a `why` that say the note is wrong or inexact: such a row is discrepant or
 # conditional, never reproduced or not-checked.
 FAULT_WORDS = re.compile(
@@ -23,7 +32,7 @@ FAULT_WORDS = re.compile(
 # The widest absolute tolerance that is still floating-point rounding; a wider band on a
 # nonzero stated value is a re-encoded approximation (use `approx`) or a statistical band.
 FLOAT_ABS = 1e-6
-LONG_LINE = 2000  # a source line longer than this needs a character offset (where.char)
+LONG_LINE = 2000  # a source line longer than this needs a character offset (char)
 # The source lines longer than LONG_LINE, with their lengths in characters (line: length), so
 # that the lint needs no copy of the notes: memory-math keeps whole chapters on one line.
 LONG_LINES = {
@@ -110,20 +119,28 @@ def tolerance_rules(entries: Iterable[Mapping]) -> list[str]:
             continue
         i = e["id"]
         kind = tolerance_kind(e)
-        over = [bool(c.get("over")) for c in checks]
         if kind == "rel":
             problems.append(f"{i}: no rel tolerance; approximate words use 'approx'")
-        if kind in STATISTICAL and not all(over):
-            problems.append(f"{i}: tolerance {kind} needs every check 'over' replicates")
-        relation = e["stated"].get("relation", "=")
-        if any(over) and relation == "=" and kind not in STATISTICAL | {"approx", "abs", "exact"}:
-            problems.append(f"{i}: a mean over replicates needs a statistical tolerance")
+        problems += [f"{i}: {p}" for p in _monte_carlo(e)]
         if kind == "abs" and float(e["tolerance"]["abs"]) > FLOAT_ABS:
             problems.append(
                 f"{i}: abs {e['tolerance']['abs']} is wider than floating-point rounding; use "
                 "printed, approx or a statistical band"
             )
     return problems
+
+
+def _monte_carlo(e: Mapping) -> list[str]:
+    """A statistical tolerance reads replicates, and a mean over replicates is judged by one."""
+    kind = tolerance_kind(e)
+    over = [bool(c.get("over")) for c in claims.checks_of(e)]
+    out = []
+    if kind in STATISTICAL and not all(over):
+        out.append(f"tolerance {kind} needs every check 'over' replicates")
+    relation = (e.get("stated") or {}).get("relation", "=")
+    if any(over) and relation == "=" and kind not in STATISTICAL | {"approx", "abs", "exact"}:
+        out.append("a mean over replicates needs a statistical tolerance")
+    return out
 
 
 def where_rules(entries: Iterable[Mapping], long_lines: Mapping = LONG_LINES) -> list[str]:
@@ -133,48 +150,278 @@ def where_rules(entries: Iterable[Mapping], long_lines: Mapping = LONG_LINES) ->
         w = e["where"]
         n = long_lines.get(w["doc"], {}).get(w["line"])
         if n and "char" not in w:
-            problems.append(f"{e['id']}: line {w['line']} has {n} characters; give where.char")
+            problems.append(f"{e['id']}: line {w['line']} has {n} characters; give its char")
         if n and w.get("char", 0) > n:
-            problems.append(f"{e['id']}: where.char {w['char']} is past the line's {n} characters")
+            problems.append(f"{e['id']}: char {w['char']} is past the line's {n} characters")
     return problems
 
 
+def _label(e: Mapping) -> str:
+    """The entry as a problem names it: its id, and its file when it was loaded from one."""
+    return f"{e['id']} ({e['_file']})" if e.get("_file") else e["id"]
+
+
 def ids_unique(entries: Iterable[Mapping]) -> list[str]:
-    dupes = [i for i, n in Counter(e["id"] for e in entries).items() if n > 1]
-    return [f"duplicate claim id: {i}" for i in dupes]
+    files: dict[str, list[str]] = {}
+    for e in entries:
+        files.setdefault(e["id"], []).append(e.get("_file") or "?")
+    return [f"duplicate claim id: {i} (in {', '.join(f)})" for i, f in files.items() if len(f) > 1]
+
+
+def declared(experiments: Mapping) -> dict:
+    """Experiments as the manifest describes them ({name: {grid, outputs, coords, ...}}); the
+    declarations themselves (``attnmem.experiments.registry()``) are converted."""
+    if all(isinstance(x, Mapping) and "outputs" in x for x in experiments.values()):
+        return dict(experiments)
+    from .schema import manifest
+
+    return manifest(experiments)
 
 
 def outputs_known(entries: Iterable[Mapping], experiments: Mapping) -> list[str]:
     """Every check (and literal check) names a cube, variable and dims the pipeline makes."""
+    return check_problems(entries, declared(experiments))
+
+
+def check_problems(
+    entries: Iterable[Mapping], manifest: Mapping, grids: Mapping | None = None
+) -> list[str]:
+    """Every check (and literal check) names a cube the pipeline makes, one of its variables
+    and dims of that variable; a check of a cube with seeds selects them or judges over them.
+    With ``grids`` (``expanded_grids``: cube -> dim -> its values), each selected value must
+    also be one the cube has (a dim computed from parameters is not checked)."""
     problems = []
     for e in entries:
+        who = _label(e)
         for c in claims.all_checks(e):
-            exp = experiments.get(c["cube"])
-            if exp is None:
-                problems.append(f"{e['id']}: no experiment makes cube {c['cube']!r}")
-                continue
-            dims = set(exp.grid) | {d for o in exp.outputs for d in o.dims}
-            if "var" in c:
-                try:
-                    out = exp.output(c["var"])
-                except KeyError:
-                    problems.append(f"{e['id']}: {c['cube']} has no variable {c['var']!r}")
-                    continue
-                dims = set(exp.grid) | set(out.dims)
-            for key in [*c.get("sel", {}), *filter(None, [c.get("over"), c.get("argmax")])]:
-                if key not in dims:
-                    problems.append(f"{e['id']}: {c['cube']}.{c.get('var')} has no dim {key!r}")
-            if (
-                "var" in c
-                and "seed" in exp.grid
-                and not c.get("over")
-                and "seed" not in c.get("sel", {})
-            ):
-                problems.append(
-                    f"{e['id']}: {c['cube']}.{c['var']} is read at every seed; select the seeds "
-                    "(sel: {seed: [...]}) or judge over them, so that more seeds change nothing"
-                )
+            problems += [f"{who}: {p}" for p in _check(c, manifest, grids)]
     return problems
+
+
+def _check(c: Mapping, manifest: Mapping, grids: Mapping | None) -> list[str]:
+    cube = c["cube"]
+    exp = manifest.get(cube)
+    if exp is None:
+        return [f"no experiment makes cube {cube!r}"]
+    outputs = exp["outputs"]
+    sel = c.get("sel") or {}
+    dims = set(exp["grid"]) | {d for o in outputs.values() for d in o}
+    if "var" in c:
+        if c["var"] not in outputs:
+            return [f"{cube} has no variable {c['var']!r}"]
+        dims = set(exp["grid"]) | set(outputs[c["var"]])
+    out = []
+    read = f"{cube}.{c['var']}" if "var" in c else cube
+    for key in [*sel, *filter(None, [c.get("over"), c.get("argmax"), c.get("size")])]:
+        if key not in dims:
+            out.append(f"{read} has no dim {key!r}")
+    if "var" in c and "seed" in exp["grid"] and not c.get("over") and "seed" not in sel:
+        out.append(
+            f"{cube}.{c['var']} is read at every seed; select the seeds "
+            "(sel: {seed: [...]}) or judge over them, so that more seeds change nothing"
+        )
+    if grids is None:
+        return out
+    for key, want in sel.items():
+        known = grids.get(cube, {}).get(key)
+        if known is None or key not in dims:
+            continue
+        values, source = known
+        missing = [w for w in (want if isinstance(want, list) else [want]) if not _has(values, w)]
+        if missing:
+            shown = ", ".join(map(str, values[:12])) + (", ..." if len(values) > 12 else "")
+            out.append(
+                f"{cube} has no {key} = {', '.join(map(str, missing))} ({source} gives "
+                f"{key} in [{shown}])"
+            )
+    return out
+
+
+def _has(values: list, want) -> bool:
+    """Whether a selection finds ``want`` among ``values`` as the judge's does: an equal value,
+    or a number within 1e-9 of one."""
+    for v in values:
+        if _number(v) and _number(want):
+            if abs(v - want) <= 1e-9:
+                return True
+        elif type(v) is type(want) and v == want:
+            return True
+    return False
+
+
+def _number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def tolerance_problems(entries: Iterable[Mapping]) -> list[str]:
+    """Every tolerance (the entry's and its literal reading's) is a word or one key the judge
+    knows, with a positive finite number (a quantile level below 1)."""
+    problems = []
+    for e in entries:
+        lit = e.get("literal") if isinstance(e.get("literal"), Mapping) else {}
+        for tol in [e.get("tolerance"), lit.get("tolerance")]:
+            p = _tolerance(tol)
+            if p:
+                problems.append(f"{_label(e)}: {p}")
+    return problems
+
+
+def _tolerance(tol) -> str | None:
+    if tol is None or tol in TOLERANCE_WORDS:
+        return None
+    if isinstance(tol, str):
+        return f"unknown tolerance {tol!r} (one of {', '.join(TOLERANCE_WORDS)}, or a mapping)"
+    if not isinstance(tol, Mapping) or len(tol) != 1:
+        return f"a tolerance is a word or a mapping with one key, not {tol!r}"
+    ((key, value),) = tol.items()
+    if key not in TOLERANCE_KEYS:
+        return f"unknown tolerance key {key!r} (one of {', '.join(TOLERANCE_KEYS)})"
+    if (
+        not _number(value)
+        or not math.isfinite(value)
+        or value <= 0
+        or (key == "quantile" and value >= 1)
+    ):
+        bound = "in (0, 1)" if key == "quantile" else "a positive number"
+        return f"tolerance {key} must be {bound}, not {value!r}"
+    return None
+
+
+def monte_carlo_rules(entries: Iterable[Mapping]) -> list[str]:
+    """The statistical half of ``tolerance_rules``, for the pipeline."""
+    return [f"{_label(e)}: {p}" for e in entries if claims.checks_of(e) for p in _monte_carlo(e)]
+
+
+def expanded_grids(config: Mapping, manifest: Mapping, cubes: Iterable[str]) -> dict:
+    """For each named cube, the values of each dim a selection can be checked against, with
+    where they come from: a grid key's values as the config expands them, a dim whose values
+    are a list parameter of the config block, or a fixed list of the manifest. Dims computed
+    from parameters some other way (null in the manifest) are left out."""
+    from .grid import canonical, expand_grid, expand_values
+
+    blocks = config.get("experiments") or {}
+    out = {}
+    for cube in cubes:
+        if cube not in manifest or cube not in blocks:
+            continue
+        exp, block = manifest[cube], blocks[cube]
+        keys = tuple(k for k in exp["grid"] if k in block)
+        known = {k: (v, "the grid in the config") for k, v in expand_grid(block, keys).items()}
+        for dim, values in (exp.get("coords") or {}).items():
+            if isinstance(values, list):
+                known[dim] = (values, "the experiment's fixed coordinates")
+            elif isinstance(values, Mapping) and values.get("param") in block:
+                param = values["param"]
+                listed = [canonical(v) for v in expand_values(block[param])]
+                known[dim] = (listed, f"the config's {param}")
+        out[cube] = known
+    return out
+
+
+def schema_problems(documents: Mapping, schema=SCHEMA, show=str) -> list[str]:
+    """Where registry files (path -> parsed YAML) depart from the schema
+    (workflow/schemas/claims.schema.yaml: unknown or misspelled fields, wrong types), one line
+    per entry, naming it and ``show(path)``."""
+    import jsonschema
+
+    from .config import load_yaml
+
+    validator = jsonschema.Draft202012Validator(load_yaml(schema))
+    problems = []
+    for path, data in documents.items():
+        items = data.get("claims") or [] if isinstance(data, Mapping) else data or []
+        named = set()
+        for err in validator.iter_errors(data if data is not None else []):
+            best = jsonschema.exceptions.best_match([err])  # the deepest cause of a oneOf
+            at = list(best.absolute_path)
+            at = at[1:] if at[:1] == ["claims"] else at
+            index = at[0] if at and isinstance(at[0], int) and at[0] < len(items) else None
+            if index in named:
+                continue
+            named.add(index)
+            item = items[index] if index is not None else None
+            who = item.get("id") if isinstance(item, Mapping) else None
+            label = f"{who} ({show(path)})" if who else show(path)
+            place = "/".join(map(str, best.absolute_path)) or "the top"
+            problems.append(f"{label}: {best.message} at {place}")
+    return problems
+
+
+def pipeline_problems(registry_root, config: Mapping, manifest: Mapping) -> list[str]:
+    """What the workflow checks before any job, one line per problem naming the entry and its
+    file: the files load and follow the schema; ids are unique; every check reads a cube the
+    pipeline makes, one of its variables, dims of that variable and values its grid (as the
+    config expands it) or fixed coordinates hold; tolerances are spelled right and positive;
+    Monte Carlo checks select seeds or judge over them with a statistical tolerance."""
+    from .config import load_yaml
+
+    base = Path(registry_root).resolve().parents[1]
+    shown = {}
+    for path in claims.registry_files(registry_root):
+        try:
+            shown[path] = Path(path).resolve().relative_to(base).as_posix()
+        except ValueError:
+            shown[path] = path
+    try:
+        documents = {path: load_yaml(path) for path in shown}
+        entries = [e for p, data in documents.items() for e in claims.file_entries(shown[p], data)]
+    except Exception as exc:  # a file that does not parse or expand: nothing else is reliable
+        return [f"{type(exc).__name__}: {exc}"]
+    cubes = {c.get("cube") for e in entries for c in claims.all_checks(e)}
+    grids = expanded_grids(config, manifest, cubes)
+    problems = ids_unique(entries)
+    for e in entries:
+        try:
+            found = [
+                *check_problems([e], manifest, grids),
+                *tolerance_problems([e]),
+                *monte_carlo_rules([e]),
+            ]
+        except Exception as exc:  # a malformed entry; the schema says how
+            found = [f"{_label(e)}: cannot be checked ({type(exc).__name__}: {exc})"]
+        problems += found
+    named = {p.split(": ", 1)[0] for p in problems}
+    for line in schema_problems(documents, show=lambda path: shown[path]):
+        if line.split(": ", 1)[0] not in named:
+            problems.append(line)
+    return problems
+
+
+def registry_stamp_key(registry_root, config: Mapping, manifest: Mapping) -> str:
+    """A hash of everything ``pipeline_problems`` reads: the registry files' text, the config,
+    the manifest, the schema and the code that checks them."""
+    h = hashlib.sha256()
+    for path in claims.registry_files(registry_root):
+        name = Path(path).relative_to(registry_root).as_posix()
+        h.update(name.encode() + b"\0" + Path(path).read_bytes() + b"\0")
+    h.update(json.dumps(config, sort_keys=True, default=str).encode() + b"\0")
+    h.update(json.dumps(manifest, sort_keys=True, default=str).encode() + b"\0")
+    for path in (SCHEMA, Path(__file__), Path(claims.__file__)):
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def check_registry_once(registry_root, config: Mapping, manifest: Mapping, stamp) -> list[str]:
+    """``pipeline_problems``, skipped when the same registry, config and manifest were already
+    found clean (their hash kept in ``stamp``, under .snakemake/: parsing writes no result).
+    Loading the registry costs about half a second a run with nothing to do should not pay."""
+    key = registry_stamp_key(registry_root, config, manifest)
+    stamp = Path(stamp)
+    if stamp.exists() and stamp.read_text(encoding="utf-8").strip() == key:
+        return []
+    problems = pipeline_problems(registry_root, config, manifest)
+    if not problems:
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(key + "\n", encoding="utf-8")
+    return problems
+
+
+def summary(problems: list[str], limit: int = 20) -> str:
+    """The problems as one message: at most ``limit`` lines, then how many more."""
+    lines = problems[:limit]
+    if len(problems) > limit:
+        lines.append(f"... and {len(problems) - limit} more")
+    return "\n".join(lines)
 
 
 def all_problems(entries: list[Mapping], experiments: Mapping) -> list[str]:

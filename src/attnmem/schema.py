@@ -204,6 +204,26 @@ def config_schema(experiments: Mapping[str, Experiment]) -> dict:
                 "minimum": 0,
                 "maximum": 2**63 - 1,
             },
+            "limits": {
+                "description": (
+                    "the largest cost one experiment may have before it is refused at the start "
+                    "(estimated from measured per-point costs, attnmem.costs)"
+                ),
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {
+                    "hours": {
+                        "description": "CPU hours per experiment (default 2)",
+                        "type": "number",
+                        "exclusiveMinimum": 0,
+                    },
+                    "memory_gb": {
+                        "description": "peak memory in GB per experiment job (default 8)",
+                        "type": "number",
+                        "exclusiveMinimum": 0,
+                    },
+                },
+            },
             "figures": {
                 "description": (
                     "settings of the figures (grid values they draw), one block per figure module"

@@ -97,21 +97,9 @@ def shards_of(experiment: str, block: Mapping, grid_keys, global_seed: int) -> d
     return _split(experiment, science_block(block), grid_keys, global_seed, spec(block, grid_keys))
 
 
-def grid_keys(block: Mapping, name: str | None = None) -> tuple[str, ...]:
+def grid_keys(name: str) -> tuple[str, ...]:
     """The grid keys of experiment ``name``, as declared (read from the committed manifest,
-    workflow/schemas/experiments.json, so that the Snakefile need not import the science).
-    Without a name, the keys whose config values are lists or ranges (a guess that a list-valued
-    parameter would fool; kept for callers that only have a block)."""
-    if name is not None:
-        from .schema import load_manifest
+    workflow/schemas/experiments.json, so that the Snakefile need not import the science)."""
+    from .schema import load_manifest
 
-        return tuple(load_manifest()[name]["grid"])
-    return tuple(k for k, v in science_block(block).items() if isinstance(v, (list, Mapping)))
-
-
-def point_count(block: Mapping, keys) -> int:
-    """Grid points of a block. Cheap enough to announce a large grid before it runs."""
-    n = 1
-    for key in keys:
-        n *= len(expand_values(block[key]))
-    return n
+    return tuple(load_manifest()[name]["grid"])

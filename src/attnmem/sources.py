@@ -13,6 +13,9 @@ from functools import lru_cache
 from pathlib import Path
 
 EXPERIMENTS_DIR = Path(__file__).parent / "experiments"
+# The plumbing that turns any science into a cube (grid expansion, per-point seeding, writing,
+# declarations, sharding): editing it reruns every experiment.
+PLUMBING = tuple(Path(__file__).parent / f for f in ("grid.py", "cube.py", "spec.py", "shards.py"))
 
 _DECLARED = re.compile(r"^@experiment\((.*?)^def (\w+)\(", re.MULTILINE | re.DOTALL)
 _NAME = re.compile(r"""^    name\s*=\s*["']([A-Za-z_]\w*)["']""", re.MULTILINE)
@@ -66,3 +69,8 @@ def experiment_sources(directory: Path = EXPERIMENTS_DIR) -> dict[str, list[str]
                 raise ValueError(f"experiment {name!r} is declared twice")
             out[name] = files
     return out
+
+
+def science_files(name: str) -> list[str]:
+    """Every file a cube's values depend on: its science's modules and the plumbing."""
+    return experiment_sources().get(name, []) + [str(p) for p in PLUMBING]

@@ -2,8 +2,22 @@
 # Snakemake runs (localrule), never in a cluster queue.
 
 from attnmem.claims import cubes_named_in, registry_files
+from attnmem.registry_lint import check_registry_once, summary
 
 REGISTRY = BASE / "config/claims"
+
+# The registry is checked before any job, against the config and the experiment manifest:
+# unknown cubes, variables, dims and grid values, misspelled tolerances, duplicate ids. A hash of
+# what the check read is kept under .snakemake/ (never results/), so an unchanged registry costs
+# no YAML parse at the next start.
+REGISTRY_PROBLEMS = check_registry_once(
+    REGISTRY, config, MANIFEST, ".snakemake/attnmem/registry.sha256"
+)
+if REGISTRY_PROBLEMS:
+    raise WorkflowError(
+        f"the claims registry has {len(REGISTRY_PROBLEMS)} problem(s); no job was run:\n"
+        + summary(REGISTRY_PROBLEMS)
+    )
 
 
 rule claims:
@@ -11,8 +25,8 @@ rule claims:
         cubes=[
             f"results/{name}.nc" for name in cubes_named_in(registry_files(REGISTRY))
         ],
-        registry=registry_files(REGISTRY),
-        code=str(BASE / "src/attnmem/claims.py"),
+        registry=[here(p) for p in registry_files(REGISTRY)],
+        code=here(BASE / "src/attnmem/claims.py"),
     output:
         "results/claims.csv",
         "results/claims.md",
@@ -36,7 +50,7 @@ rule gallery:
         pngs=all_figure_pngs(),
         captions=all_captions(),
         claims="results/claims.csv",
-        code=str(BASE / "src/attnmem/gallery.py"),
+        code=here(BASE / "src/attnmem/gallery.py"),
     output:
         "figures/index.html",
     log:

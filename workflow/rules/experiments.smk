@@ -46,6 +46,7 @@ for _name, _block in config["experiments"].items():
             name:
                 f"{_name}_gather"
             input:
+                config=config_snapshot(_name),
                 shards=[f"results/shards/{_name}/{s}.nc" for s in _parts],
             output:
                 f"results/{_name}.nc",
@@ -59,10 +60,6 @@ for _name, _block in config["experiments"].items():
             threads: 1
             resources:
                 mem_mb=2048,
-            params:
-                experiment=_name,
-                block=science_block(_block),
-                seed=config["seed"],
             script:
                 "../scripts/gather_shards.py"
 
@@ -91,3 +88,21 @@ rule shard:
         seed=config["seed"],
     script:
         "../scripts/run_shard.py"
+
+
+# An experiment's config block as a file named by its hash (see config_snapshot in common.smk):
+# written by this job, never by parsing, so an edit reruns the experiment whatever was parsed.
+rule config_snapshot:
+    output:
+        "results/config/{experiment}.{digest}.json",
+    log:
+        "logs/config/{experiment}.{digest}.log",
+    wildcard_constraints:
+        experiment=r"[A-Za-z_]\w*",
+        digest=r"[0-9a-f]{16}",
+    localrule: True
+    run:
+        from attnmem.cli import write_snapshot as write_config_snapshot
+
+        expected = config_snapshot(wildcards.experiment)
+        write_config_snapshot(wildcards.experiment, config, output[0], expected)

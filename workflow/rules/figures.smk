@@ -1,21 +1,79 @@
-# One rule per figure group (see attnmem.figures.catalog): a group is drawn by one job, so
-# matplotlib is imported once per group rather than once per figure. Figures are drawn where
-# Snakemake runs (localrule), never sent to a cluster queue.
+# One rule per figure module (src/attnmem/figures/<module>.py): its figures are drawn by one job,
+# so matplotlib is imported once per module. The figures, the cubes they read and the settings
+# they pick are read from the modules' text (attnmem.figures.catalog), without importing them.
+# Each figure's caption is its function's docstring, which the job writes beside the PNG for the
+# report and the gallery. Figures are drawn where Snakemake runs (localrule), never sent to a
+# cluster queue.
 
-for _group in catalog.groups():
+import os
+
+from attnmem.figure_settings import FigureSettingsError, snapshot_path
+from attnmem.figure_settings import check as check_figure_settings
+from attnmem.figure_settings import settings_of, write_snapshot
+from attnmem.figures import catalog
+
+FIGURE_CODE = os.path.relpath(BASE / "src/attnmem/figures")
+FIGURE_SETTINGS = "results/config/figures"
+
+# Every grid value a figure picks (config `figures:`) is checked against the grids before any
+# job runs, so that a narrowed grid stops the run here, naming the setting.
+try:
+    check_figure_settings(config, catalog.scan())
+except FigureSettingsError as err:
+    raise WorkflowError(str(err)) from None
+
+# The gallery (rules/claims.smk) reads every figure's PNG and caption, in catalog order.
+all_figure_pngs = catalog.figure_pngs
+all_captions = catalog.figure_captions
+
+
+# A module's settings as a file named by their hash: the input that redraws the module when
+# they change (a `params:` entry would cost every start a pandas import). Parsing writes nothing.
+rule figure_settings:
+    output:
+        f"{FIGURE_SETTINGS}/{{module}}.{{digest}}.json",
+    log:
+        "logs/figure_settings/{module}.{digest}.log",
+    wildcard_constraints:
+        module=r"[a-z_]+",
+        digest=r"[0-9a-f]{16}",
+    localrule: True
+    run:
+        write_snapshot(
+            wildcards.module,
+            settings_of(config, wildcards.module),
+            output[0],
+            log[0],
+        )
+
+
+for _module, _figures in catalog.groups().items():
 
     rule:
         name:
-            f"figures_{_group}"
+            f"figures_{_module}"
         input:
-            cubes=figure_cubes(_group),
-            code=figure_code(_group),
+            cubes=[f"results/{c}.nc" for c in catalog.cubes_of(_figures)],
+            module=os.path.join(FIGURE_CODE, f"{_module}.py"),
+            code=[os.path.join(FIGURE_CODE, f) for f in ("catalog.py", "style.py")],
+            settings=str(
+                snapshot_path(_module, settings_of(config, _module), FIGURE_SETTINGS)
+            ),
         output:
-            figure_outputs(_group),
+            png=[
+                report(
+                    f"figures/{f.id}.png",
+                    caption=os.path.abspath(f"figures/{f.id}.rst"),
+                    category=f.doc,
+                )
+                for f in _figures
+            ],
+            svg=[f"figures/{f.id}.svg" for f in _figures],
+            caption=[f"figures/{f.id}.rst" for f in _figures],
         log:
-            f"logs/figures_{_group}.log",
+            f"logs/figures_{_module}.log",
         benchmark:
-            f"logs/benchmarks/figures_{_group}.tsv"
+            f"logs/benchmarks/figures_{_module}.tsv"
         localrule: True
         conda:
             "../../environment.yml"

@@ -1,4 +1,4 @@
-"""Snakemake job: hands the rule's inputs, outputs and params to attnmem.cli.gallery_job."""
+"""Snakemake job: figures/index.html, built by attnmem.cli.gallery_job from the rule's inputs."""
 
 from attnmem.cli import gallery_job
 

@@ -1,4 +1,5 @@
-"""Snakemake job: hands the rule's inputs, outputs and params to attnmem.cli.figures_job."""
+"""Snakemake job: the figures of one figure module, drawn by attnmem.cli.figures_job from the
+rule's inputs, outputs and the config Snakemake passes."""
 
 from attnmem.cli import figures_job
 

@@ -3,7 +3,7 @@
 
 Multiply-adds are counted by running the layer's forward pass on shape-only stand-ins for its
 matrices: every matrix product records rows x inner x columns, so the count comes from the same
-code that computes the layer on real arrays (tests/test_attention_block.py runs both and checks
+code that computes the layer on real arrays (tests/test_residual_block.py runs both and checks
 the real output against a plain implementation). The cache is counted the same way, from the
 keys and values the pass keeps; the causal score count adds up the entries j <= i row by row.
 """

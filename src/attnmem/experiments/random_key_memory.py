@@ -15,7 +15,7 @@ and write them as Q R with Q an orthonormal basis of their span. Any other key i
 sphere and independent of them, so its coordinates in that basis are the first q coordinates of
 a uniform unit vector, g / sqrt(|g|^2 + chi2(d - q)) with g standard normal in R^q; its overlaps
 with the queries are those coordinates times R. This costs O(m q) per trial instead of O(m d).
-tests/test_memories_recurrence.py checks it against direct sampling in distribution.
+tests/test_random_key_memory.py checks it against direct sampling in distribution.
 """
 
 from __future__ import annotations

@@ -9,20 +9,32 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from ..experiments.attention_dictionary import CIRCLE_KEY_DEG, CIRCLE_VALUES, unit
 from . import style
+from .catalog import figure
 
-CIRCLE_DEFAULT_BETA = 4.0  # our default for the circle widget
-CIRCLE_ANGLES = (0, 90, 180, 270)
+# The betas of the rank figure are a sweep of the cube's own (not a config grid), as is the step.
+RANK_BETAS = (0.1, 1.0, 4.0, 14.0, 100.0)
 RANK_DEFAULT_BETA = 1.0
 WALK_DEFAULT_STEP = 20
 
 
-def circle_lookup(cubes):
-    """Small multiples over the query's angle: keys on the circle sized by their share, and the
-    shares beside the values they multiply, with the output o."""
-    ds = cubes["soft_dictionary_circle"].sel(beta=CIRCLE_DEFAULT_BETA)
+@figure(
+    "memory-math/ch6-circle-lookup",
+    cubes=("soft_dictionary_circle",),
+    settings={
+        "circle_beta": ("soft_dictionary_circle", "beta"),
+        "circle_angles": ("soft_dictionary_circle", "angle"),
+    },
+)
+def circle_lookup(cubes, circle_beta, circle_angles):
+    """The soft dictionary of memory-math chapter 6 redrawn as small multiples: seven unit keys
+    on a circle (our layout and values, the note's widget prints neither) and a unit query at
+    four angles, at beta = 4. Dot size is a key's share; the bars put each share beside the
+    value it multiplies, and the green line is the output, which follows the values of the keys
+    nearest the query."""
+    ds = cubes["soft_dictionary_circle"].sel(beta=circle_beta)
     keys = unit(CIRCLE_KEY_DEG)
     fig, axes = plt.subplots(2, 4, figsize=(12, 5.6), layout="constrained")
-    for col, ang in enumerate(CIRCLE_ANGLES):
+    for col, ang in enumerate(circle_angles):
         pt = ds.sel(angle=ang)
         w = pt["weight"].values
         ax = axes[0, col]
@@ -60,16 +72,26 @@ def circle_lookup(cubes):
         if col == 0:
             bar.legend(fontsize=7, loc="lower left")
     fig.suptitle(
-        f"soft dictionary on a circle of seven unit keys, β = {CIRCLE_DEFAULT_BETA:g} "
-        "(dot size: share)"
+        f"soft dictionary on a circle of seven unit keys, β = {circle_beta:g} (dot size: share)"
     )
     return fig
 
 
-def temperature(cubes):
-    """Shares of the seven keys for one query as beta sweeps 0 to 14, with 1/7 dashed."""
-    ds = cubes["soft_dictionary_circle"].sel(angle=90)
-    ds = ds.sel(beta=[b for b in ds["beta"].values if b <= 14])
+@figure(
+    "memory-math/ch6-temperature",
+    cubes=("soft_dictionary_circle",),
+    settings={
+        "temperature_angle": ("soft_dictionary_circle", "angle"),
+        "temperature_max_beta": ("soft_dictionary_circle", "beta"),
+    },
+)
+def temperature(cubes, temperature_angle, temperature_max_beta):
+    """The temperature widget of memory-math chapter 6 as a sweep of beta up to 14 for one query
+    at 90 degrees: at beta = 0 all seven shares sit on the dashed 1/7 line and the output is the
+    mean of the values; as beta grows the best-matching key takes over and the output approaches
+    the value a hard lookup would return."""
+    ds = cubes["soft_dictionary_circle"].sel(angle=temperature_angle)
+    ds = ds.sel(beta=[b for b in ds["beta"].values if b <= temperature_max_beta])
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
     for i, key in enumerate(ds["key"].values):
         ax.plot(
@@ -78,14 +100,14 @@ def temperature(cubes):
             marker="o",
             ms=3,
             color=style.OBSERVED
-            if i == int(np.argmax(ds["weight"].sel(beta=14).values))
+            if i == int(np.argmax(ds["weight"].sel(beta=temperature_max_beta).values))
             else style.GREY,
             label=str(key) if i < 7 else None,
         )
     ax.axhline(1 / 7, color=style.LIMIT, ls="--", lw=1, label="1/7")
     ax.set_xlabel("inverse temperature β (1)")
     ax.set_ylabel("share a_i (1)")
-    ax.set_title("query at 90°: from an average to a lookup")
+    ax.set_title(f"query at {temperature_angle}°: from an average to a lookup")
     ax.legend(fontsize=7, ncol=2)
     ax2.plot(ds["beta"], ds["output"], color=style.RESULT, marker="o", ms=3, label="soft output o")
     ax2.axhline(
@@ -108,11 +130,21 @@ def temperature(cubes):
     return fig
 
 
-def rank_lift(cubes):
-    """The rank-2 score matrix of one random example and its attention matrix at several beta,
-    each titled with its numerical rank; the default beta = 1 is framed."""
-    ds = cubes["attention_matrix_views"].isel(n=0, d_k=0)
-    betas = [0.1, 1.0, 4.0, 14.0, 100.0]
+@figure(
+    "memory-math/ch6-rank-lift",
+    cubes=("attention_matrix_views",),
+    settings={
+        "example_n": ("attention_matrix_views", "n"),
+        "example_d_k": ("attention_matrix_views", "d_k"),
+    },
+)
+def rank_lift(cubes, example_n, example_d_k):
+    """The rank widget of memory-math chapter 6 as small multiples over beta for one random
+    example with n = 10 tokens and key width 2: the score matrix has rank 2, the attention
+    matrix has full numerical rank from small to moderate beta (our default 1 is framed), and as
+    rows turn one-hot at large beta the rank falls, because only a few keys can win a row."""
+    ds = cubes["attention_matrix_views"].sel(n=example_n, d_k=example_d_k)
+    betas = RANK_BETAS
     fig, axes = plt.subplots(1, len(betas) + 1, figsize=(15, 3.3), layout="constrained")
     s = ds["example_scores"].values
     axes[0].imshow(s, cmap="Blues")
@@ -138,8 +170,8 @@ def rank_lift(cubes):
         ax.set_xlabel("key j")
     axes[0].set_ylabel("query i")
     fig.suptitle(
-        "the softmax lifts a rank-2 score matrix (n = 10, d_k = 2) to a full-rank "
-        "mixing pattern; at very large β rows turn one-hot and the rank falls"
+        f"the softmax lifts a rank-2 score matrix (n = {example_n}, d_k = {example_d_k}) to a "
+        "full-rank mixing pattern; at very large β rows turn one-hot and the rank falls"
     )
     return fig
 
@@ -172,9 +204,12 @@ def _arrow(ax, a, b, color, text=None, offset=(0, 0.05)):
         )
 
 
+@figure("memory-math/ch7-gradient-flow", cubes=("attention_gradients",))
 def gradient_flow(cubes):
-    """The chain of chapter 7: forward (grey) from q and the keys to the logits, shares, output
-    and loss; backward (copper) with the gradient at each node; the FD errors of our check."""
+    """The gradient diagram of memory-math chapter 7: grey arrows carry the forward pass from
+    query and keys through logits, shares and output to the loss; copper arrows carry each
+    gradient back, with its formula. The green line reports the largest relative gap of our
+    finite-difference checks."""
     ds = cubes["attention_gradients"]
     fig, ax = plt.subplots(figsize=(11, 3.8), layout="constrained")
     nodes = {
@@ -226,9 +261,12 @@ def gradient_flow(cubes):
     return fig
 
 
+@figure("memory-math/ch7-key-training", cubes=("attention_gradients",))
 def key_training(cubes):
-    """Gradient steps on unit keys: the weight of the key holding the target, the output, and
-    the angles of the keys to the query, with our default step marked."""
+    """The key-training widget of memory-math chapter 7 as a sweep over 40 gradient steps on
+    three unit keys (our layout; the target 1.0 is held by key 2): that key's share grows, the
+    output climbs toward the target, and the key turns toward the query while the others turn
+    away. Our default of 20 steps is marked."""
     ds = cubes["attention_gradients"].isel(seed=0)
     steps = ds["step"].values
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.8), layout="constrained")
@@ -263,9 +301,11 @@ def key_training(cubes):
     return fig
 
 
+@figure("memory-math/ch8-block-bus")
 def block_bus(cubes):
-    """One layer as two reads of the residual stream: attention (fast memory, the tokens) and
-    the MLP (slow memory, the weights), each adding its recall back."""
+    """The block diagram of memory-math chapter 8: the residual stream runs left to right; the
+    attention sublayer reads it, consults the fast memory built from the tokens, and adds its
+    recall back; the MLP sublayer does the same with the slow memory held in its own weights."""
     fig, ax = plt.subplots(figsize=(10, 3.6), layout="constrained")
     ax.annotate(
         "",

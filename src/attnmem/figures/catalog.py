@@ -1,462 +1,180 @@
-"""Every figure the pipeline draws: its id, the rule group that draws it, the cubes it reads and
-the function that draws it. Kept free of matplotlib so that the Snakefile can import it cheaply.
+"""The figures, declared where they are drawn, and found again without drawing anything.
 
-A figure's id is ``<doc>/<section>-<slug>``; it is drawn to ``figures/<id>.png`` and ``.svg``
-and captioned by ``workflow/report/<id>.rst``. Claims name the figures they support.
+A figure is a function of a figure module decorated with ``@figure(id, cubes=..., settings=...)``:
+its id is ``<doc>/<section>-<slug>`` (drawn to ``figures/<id>.png``, ``.svg`` and ``.rst``), its
+docstring is its caption, ``cubes`` names the cubes it reads, and ``settings`` names the grid
+values it picks from config (``figures: <module>: <name>``), each with the cube and dimension it
+selects (or a list of such pairs, when one value selects from several cubes). The module is the
+figure's group: one Snakemake job draws a module's figures.
+
+The Snakefile reads these declarations by scanning the modules' text (`scan`), because importing
+them imports matplotlib, a second of every Snakemake start. A test checks the scan against the
+imported decorators. This module imports nothing heavy, so the Snakefile can import it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import ast
+import inspect
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+FIGURES_DIR = Path(__file__).parent
+NOT_FIGURE_MODULES = ("__init__", "catalog", "style")
 
 
 @dataclass(frozen=True)
 class Figure:
     id: str
-    group: str
-    cubes: tuple[str, ...]
-    draw: str  # "module:function" inside attnmem.figures
+    module: str  # the figure module, which is also the figure's group (one rule per module)
+    function: str
+    cubes: tuple[str, ...] = ()
+    # setting name -> the (cube, dim) pairs it selects
+    settings: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+
+    @property
+    def doc(self) -> str:
+        """The document key, the id's first part."""
+        return self.id.split("/", 1)[0]
 
 
-FIGURES: tuple[Figure, ...] = (
-    # memory-math prologue, chapters 1-2 (drawn in attention_algebra.py)
-    Figure(
-        "memory-math/prologue-two-lookups",
-        "attention_algebra",
-        (),
-        "attention_algebra:two_lookups",
-    ),
-    Figure(
-        "memory-math/ch1-two-readings",
-        "attention_algebra",
-        ("matrix_readings",),
-        "attention_algebra:two_readings",
-    ),
-    Figure(
-        "memory-math/ch2-four-readings",
-        "attention_algebra",
-        ("matrix_readings",),
-        "attention_algebra:four_readings",
-    ),
-    Figure(
-        "memory-math/ch2-outer-sum",
-        "attention_algebra",
-        ("matrix_readings",),
-        "attention_algebra:outer_sum",
-    ),
-    Figure(
-        "memory-math/ch2-singular-values",
-        "attention_algebra",
-        ("eckart_young",),
-        "attention_algebra:singular_values",
-    ),
-    Figure(
-        "soft-dictionary/lookup-sharpness",
-        "soft_dictionary",
-        ("soft_lookup",),
-        "soft_lookup:sharpness",
-    ),
-    Figure(
-        "soft-dictionary/self-attention-table",
-        "soft_dictionary",
-        ("soft_lookup",),
-        "soft_lookup:table",
-    ),
-    Figure(
-        "soft-dictionary/position-patch",
-        "soft_dictionary",
-        ("position_lookup",),
-        "soft_lookup:position_patch",
-    ),
-    Figure("soft-dictionary/block-diagram", "soft_dictionary", (), "soft_lookup:block_diagram"),
-    # in-context regression and induction: first-principles E3-E4, memory-math ch. 11
-    Figure(
-        "first-principles/E3-gradient-steps",
-        "programs_icl",
-        ("icl_stack_gd", "icl_worked_line"),
-        "programs_icl:e3_gradient_steps",
-    ),
-    Figure(
-        "first-principles/E4-induction",
-        "programs_icl",
-        ("induction_circuit",),
-        "programs_icl:e4_induction",
-    ),
-    Figure(
-        "memory-math/ch11-gradient-steps",
-        "programs_icl",
-        ("icl_stack_gd",),
-        "programs_icl:ch11_gradient_steps",
-    ),
-    # every-word: the note's printed tables drawn from the cubes.
-    Figure(
-        "every-word/three-matrices-projections",
-        "every_word",
-        ("single_head",),
-        "every_word:three_matrices",
-    ),
-    Figure(
-        "every-word/score-square-shares", "every_word", ("single_head",), "every_word:score_square"
-    ),
-    Figure("every-word/cost-growth", "every_word", ("head_cost",), "every_word:cost_growth"),
-    Figure(
-        "every-word/sqrt-divide-scale",
-        "every_word",
-        ("score_scale", "pinned_width"),
-        "every_word:sqrt_divide_scale",
-    ),
-    # capacity of a read: first-principles D5, memory-math ch. 6 and its reading list,
-    # every-layer-a-store's two criteria (drawn in memories_capacity.py)
-    Figure(
-        "first-principles/D5-softmax-capacity",
-        "memories_capacity",
-        ("softmax_capacity", "softmax_interference_mc"),
-        "memories_capacity:softmax_capacity_d5",
-    ),
-    Figure(
-        "memory-math/ch6-capacity-over-d",
-        "memories_capacity",
-        ("softmax_capacity",),
-        "memories_capacity:capacity_over_d",
-    ),
-    Figure(
-        "memory-math/further-reading-hopfield-capacity",
-        "memories_capacity",
-        ("capacity_checks",),
-        "memories_capacity:hopfield_capacity",
-    ),
-    Figure(
-        "every-layer-a-store/one-head-two-criteria",
-        "memories_capacity",
-        ("capacity_checks",),
-        "memories_capacity:two_criteria",
-    ),
-    # first-principles, opening to A2 (drawn in ruler_and_bag.py)
-    Figure("first-principles/route-parts", "first_principles_A", (), "ruler_and_bag:route"),
-    Figure(
-        "first-principles/route-two-clocks", "first_principles_A", (), "ruler_and_bag:two_clocks"
-    ),
-    Figure(
-        "first-principles/A1-ruler-costs",
-        "first_principles_A",
-        ("ruler_costs",),
-        "ruler_and_bag:ruler_costs",
-    ),
-    Figure(
-        "first-principles/A2-shuffle",
-        "first_principles_A",
-        ("bag_shuffle",),
-        "ruler_and_bag:shuffle",
-    ),
-    # first-principles A3, A4 and A5 (drawn in windows_and_states.py)
-    Figure(
-        "first-principles/A3-window-staircase",
-        "first_principles_A",
-        ("window_staircase",),
-        "windows_and_states:staircase",
-    ),
-    Figure(
-        "first-principles/A4-table-vs-rule",
-        "first_principles_A",
-        ("window_staircase", "binding_hmm", "copy_rule"),
-        "windows_and_states:table_vs_rule",
-    ),
-    Figure(
-        "first-principles/A4-three-ways",
-        "first_principles_A",
-        ("model_comparison",),
-        "windows_and_states:three_ways",
-    ),
-    Figure(
-        "first-principles/A5-model-comparison",
-        "first_principles_A",
-        ("model_comparison",),
-        "windows_and_states:comparison",
-    ),
-    # first-principles D1-D2 and memory-math chapter 5 (drawn in memories_writes.py)
-    Figure(
-        "first-principles/D1-store-weights",
-        "memories_writes",
-        ("linear_store_errors",),
-        "memories_writes:store_weights",
-    ),
-    Figure(
-        "first-principles/D2-rank-one-edit",
-        "memories_writes",
-        ("memory_edit_checks",),
-        "memories_writes:rank_one_edit",
-    ),
-    Figure(
-        "memory-math/ch5-mlp-lookup",
-        "memories_writes",
-        ("memory_edit_checks",),
-        "memories_writes:mlp_lookup",
-    ),
-    Figure(
-        "memory-math/ch5-score-leak",
-        "memories_writes",
-        ("score_interference", "score_capacity"),
-        "memories_writes:score_leak",
-    ),
-    # first-principles C3-C5 (drawn in attention_block.py)
-    Figure(
-        "first-principles/C3-one-head-read",
-        "attention_block",
-        ("toylang_block",),
-        "attention_block:one_head_read",
-    ),
-    Figure(
-        "first-principles/C3-scale-freeze",
-        "attention_block",
-        ("score_saturation",),
-        "attention_block:scale_freeze",
-    ),
-    Figure(
-        "first-principles/C4-heads-add",
-        "attention_block",
-        ("head_algebra",),
-        "attention_block:heads_add",
-    ),
-    Figure(
-        "first-principles/C4-block-diagram",
-        "attention_block",
-        ("toylang_block",),
-        "attention_block:block_diagram",
-    ),
-    Figure(
-        "first-principles/C4-block-steps",
-        "attention_block",
-        ("toylang_block",),
-        "attention_block:block_steps",
-    ),
-    Figure("first-principles/C4-decoder", "attention_block", (), "attention_block:decoder"),
-    Figure(
-        "first-principles/C5-cache", "attention_block", ("layer_cost",), "attention_block:cache"
-    ),
-    Figure(
-        "first-principles/C5-steps-pairs",
-        "attention_block",
-        ("layer_cost",),
-        "attention_block:steps_pairs",
-    ),
-    # first-principles Part B and memory-math chapter 3 (drawn in memories_recurrence.py)
-    Figure(
-        "first-principles/B1-future-states",
-        "memories_recurrence",
-        ("future_states",),
-        "memories_recurrence:future_states",
-    ),
-    Figure(
-        "first-principles/B2-gradient-through-time",
-        "memories_recurrence",
-        ("gradient_through_time",),
-        "memories_recurrence:gradient_through_time",
-    ),
-    Figure(
-        "first-principles/B3-random-key-memory",
-        "memories_recurrence",
-        ("random_key_memory",),
-        "memories_recurrence:random_key_memory",
-    ),
-    Figure(
-        "first-principles/B4-keep-every-pair",
-        "memories_recurrence",
-        ("random_key_memory",),
-        "memories_recurrence:keep_every_pair",
-    ),
-    Figure(
-        "first-principles/B4-soft-lookback",
-        "memories_recurrence",
-        (),
-        "memories_recurrence:soft_lookback",
-    ),
-    Figure(
-        "memory-math/ch3-recall-bars",
-        "memories_recurrence",
-        ("random_key_memory",),
-        "memories_recurrence:recall_bars",
-    ),
-    # memory-math chapters 6-8 (drawn in attention_dictionary.py)
-    Figure(
-        "memory-math/ch6-circle-lookup",
-        "attention_dictionary",
-        ("soft_dictionary_circle",),
-        "attention_dictionary:circle_lookup",
-    ),
-    Figure(
-        "memory-math/ch6-temperature",
-        "attention_dictionary",
-        ("soft_dictionary_circle",),
-        "attention_dictionary:temperature",
-    ),
-    Figure(
-        "memory-math/ch6-rank-lift",
-        "attention_dictionary",
-        ("attention_matrix_views",),
-        "attention_dictionary:rank_lift",
-    ),
-    Figure(
-        "memory-math/ch7-gradient-flow",
-        "attention_dictionary",
-        ("attention_gradients",),
-        "attention_dictionary:gradient_flow",
-    ),
-    Figure(
-        "memory-math/ch7-key-training",
-        "attention_dictionary",
-        ("attention_gradients",),
-        "attention_dictionary:key_training",
-    ),
-    Figure(
-        "memory-math/ch8-block-bus", "attention_dictionary", (), "attention_dictionary:block_bus"
-    ),
-    # first-principles D3-D4 and memory-math ch. 4, 9, 10: fast weights and write rules
-    Figure("first-principles/D3-two-memories", "memories_fast", (), "memories_fast:two_memories"),
-    Figure(
-        "first-principles/D3-two-readers",
-        "memories_fast",
-        ("fast_weight_algebra",),
-        "memories_fast:two_readers",
-    ),
-    Figure(
-        "first-principles/D3-gap-accuracy",
-        "memories_fast",
-        ("toylang_readers",),
-        "memories_fast:gap_accuracy",
-    ),
-    Figure(
-        "first-principles/D4-forget-then-write",
-        "memories_fast",
-        ("fast_memory_exact",),
-        "memories_fast:forget_then_write",
-    ),
-    Figure(
-        "first-principles/D4-four-ways",
-        "memories_fast",
-        ("write_rule_streams", "fast_memory_exact"),
-        "memories_fast:four_ways",
-    ),
-    Figure(
-        "first-principles/D4-error-by-age",
-        "memories_fast",
-        ("write_rule_streams", "fast_memory_exact"),
-        "memories_fast:error_by_age",
-    ),
-    Figure(
-        "first-principles/D4-gated-write",
-        "memories_fast",
-        ("toylang_readers",),
-        "memories_fast:gated_write",
-    ),
-    Figure(
-        "memory-math/ch4-careful-write",
-        "memories_fast",
-        ("write_rule_streams", "fast_memory_exact"),
-        "memories_fast:careful_write",
-    ),
-    Figure(
-        "memory-math/ch9-cache-vs-state",
-        "memories_fast",
-        ("write_rule_streams",),
-        "memories_fast:cache_vs_state",
-    ),
-    Figure(
-        "memory-math/ch9-cache-vs-weights",
-        "memories_fast",
-        ("fast_memory_exact",),
-        "memories_fast:cache_vs_weights",
-    ),
-    Figure(
-        "memory-math/ch10-error-by-age",
-        "memories_fast",
-        ("write_rule_streams", "fast_memory_exact"),
-        "memories_fast:age_sweep",
-    ),
-    # first-principles C1 and C2 (drawn in attention_pointer.py)
-    Figure(
-        "first-principles/C1-circle-lookup",
-        "attention_pointer",
-        ("circle_lookup",),
-        "attention_pointer:circle_lookup",
-    ),
-    Figure(
-        "first-principles/C1-attention-matrix",
-        "attention_pointer",
-        ("circle_lookup",),
-        "attention_pointer:attention_matrix",
-    ),
-    Figure(
-        "first-principles/C1-toylang-pointer",
-        "attention_pointer",
-        ("latent_pointer",),
-        "attention_pointer:toylang_pointer",
-    ),
-    Figure(
-        "first-principles/C1-pointer-vs-window",
-        "attention_pointer",
-        ("latent_pointer",),
-        "attention_pointer:pointer_vs_window",
-    ),
-    Figure(
-        "first-principles/C2-equivariance-strips",
-        "attention_pointer",
-        ("set_equivariance",),
-        "attention_pointer:equivariance_strips",
-    ),
-    Figure(
-        "first-principles/C2-mask-positions",
-        "attention_pointer",
-        ("set_equivariance",),
-        "attention_pointer:mask_positions",
-    ),
-    # first-principles E2: the hand-built two-layer program (drawn in programs_machine.py)
-    Figure(
-        "first-principles/E2-program-steps",
-        "programs_machine",
-        ("toylang_program",),
-        "programs_machine:program_steps",
-    ),
-    Figure(
-        "first-principles/E2-registers",
-        "programs_machine",
-        ("toylang_program",),
-        "programs_machine:registers",
-    ),
-    Figure(
-        "first-principles/E2-attention-maps",
-        "programs_machine",
-        ("toylang_program",),
-        "programs_machine:attention_maps",
-    ),
-    Figure(
-        "first-principles/E2-ablations",
-        "programs_machine",
-        ("program_ablation",),
-        "programs_machine:ablations",
-    ),
-    # memory-math chapters 12-13: the unified view (drawn in programs_unified.py)
-    Figure(
-        "memory-math/ch12-corner",
-        "programs_unified",
-        ("unified_view", "fast_weight_algebra"),
-        "programs_unified:corner",
-    ),
-    Figure(
-        "memory-math/ch13-seven-layers",
-        "programs_unified",
-        ("unified_view",),
-        "programs_unified:seven_layers",
-    ),
-)
+def _figure(module: str, function: str, id: str, cubes=(), settings=None) -> Figure:
+    """One declaration, checked and normalised the same way for the decorator and the scan."""
+    if not re.fullmatch(r"[a-z-]+/[\w.-]+", id):
+        raise ValueError(f"figure id {id!r} is not <doc>/<section>-<slug>")
+    if isinstance(cubes, str):
+        raise TypeError(f"{id}: cubes must be a tuple of cube names, not one string")
+    targets = {}
+    for name, target in (settings or {}).items():
+        pairs = [target] if all(isinstance(x, str) for x in target) else list(target)
+        if not pairs or any(len(p) != 2 or not all(isinstance(x, str) for x in p) for p in pairs):
+            raise ValueError(f"{id}: setting {name!r} must name (cube, dim) pairs, not {target!r}")
+        for cube, _ in pairs:
+            if cube not in cubes:
+                raise ValueError(f"{id}: setting {name!r} selects from {cube!r}, not in its cubes")
+        targets[str(name)] = tuple(tuple(p) for p in pairs)
+    return Figure(id, module, function, tuple(cubes), targets)
 
 
-def groups() -> dict[str, list[Figure]]:
-    """Figures by the rule group that draws them."""
-    out: dict[str, list[Figure]] = {}
-    for fig in FIGURES:
-        out.setdefault(fig.group, []).append(fig)
+def figure(id: str, cubes: tuple[str, ...] = (), settings: Mapping | None = None) -> Callable:
+    """Declare a drawing function as the figure ``id`` (see the module docstring). The function
+    is called as ``fn(cubes, **settings)``, with the cubes it names and its settings' values."""
+
+    def mark(fn):
+        module = fn.__module__.rsplit(".", 1)[-1]
+        fn.figure = _figure(module, fn.__name__, id, cubes, settings)
+        return fn
+
+    return mark
+
+
+def caption(fn) -> str:
+    """A figure function's caption: its docstring, dedented."""
+    text = inspect.getdoc(fn)
+    if not text:
+        raise ValueError(f"figure function {fn.__name__} has no docstring, hence no caption")
+    return text
+
+
+# ----------------------------------------------------------------------------- the text scan
+
+_DECORATED = re.compile(r"^@figure\((.*?)\)\s*\ndef (\w+)\(", re.MULTILINE | re.DOTALL)
+
+
+def _scan_text(module: str, text: str) -> list[Figure]:
+    """The figures a module's text declares, in source order. The decorator's arguments must be
+    literals (strings, tuples, dicts), which is what lets the text stand for the import."""
+    out = []
+    for args, function in _DECORATED.findall(text):
+        call = ast.parse(f"figure({args})", mode="eval").body
+        try:
+            pos = [ast.literal_eval(a) for a in call.args]
+            kw = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+        except ValueError as exc:
+            raise ValueError(f"{module}.{function}: @figure takes literals only ({exc})") from None
+        out.append(_figure(module, function, *pos, **kw))
     return out
 
 
+@lru_cache(maxsize=4)
+def scan(directory: Path = FIGURES_DIR) -> tuple[Figure, ...]:
+    """Every figure of every figure module, read from the modules' text, by module name."""
+    out: list[Figure] = []
+    for path in sorted(directory.glob("*.py")):
+        if path.stem not in NOT_FIGURE_MODULES:
+            out += _scan_text(path.stem, path.read_text(encoding="utf-8"))
+    seen: set[str] = set()
+    for fig in out:
+        if fig.id in seen:
+            raise ValueError(f"figure {fig.id!r} is declared twice")
+        seen.add(fig.id)
+    return tuple(out)
+
+
+def groups() -> dict[str, list[Figure]]:
+    """Figures by module (the group one Snakemake job draws)."""
+    out: dict[str, list[Figure]] = {}
+    for fig in scan():
+        out.setdefault(fig.module, []).append(fig)
+    return out
+
+
+def cubes_of(figures) -> list[str]:
+    """The cubes some figures read, sorted, each once."""
+    return sorted({c for f in figures for c in f.cubes})
+
+
+def figure_pngs() -> list[str]:
+    """Every figure's PNG as the pipeline draws it, in catalog order."""
+    return [f"figures/{f.id}.png" for f in scan()]
+
+
+def figure_captions() -> list[str]:
+    """Every figure's caption file (written beside its PNG by the figure job), in catalog
+    order."""
+    return [f"figures/{f.id}.rst" for f in scan()]
+
+
+def module_of(source_file: str | Path) -> str:
+    """The figure module whose source file this is (Python names a module by its file)."""
+    module = Path(source_file).stem
+    if module not in groups():
+        raise ValueError(f"{source_file} is not a figure module")
+    return module
+
+
 def by_id() -> dict[str, Figure]:
-    return {f.id: f for f in FIGURES}
+    return {f.id: f for f in scan()}
+
+
+def module_settings(figures) -> dict[str, dict[str, list[tuple[str, str]]]]:
+    """module -> setting name -> every (cube, dim) the module's figures select with it."""
+    out: dict[str, dict[str, list[tuple[str, str]]]] = {}
+    for fig in figures:
+        named = out.setdefault(fig.module, {})
+        for name, pairs in fig.settings.items():
+            named.setdefault(name, [])
+            named[name] += [p for p in pairs if p not in named[name]]
+    return out
+
+
+def __getattr__(name: str):
+    """``FIGURES``: every figure, derived from the scan (kept for the code that lists them)."""
+    if name == "FIGURES":
+        return scan()
+    raise AttributeError(name)
+
+
+# ----------------------------------------------------------------------------- the import
+
+
+def imported(module: str) -> dict[str, Callable]:
+    """The drawing functions of one figure module, imported (this imports matplotlib), by id."""
+    from importlib import import_module
+
+    mod = import_module(f"{__package__}.{module}")
+    found = [fn for fn in vars(mod).values() if isinstance(getattr(fn, "figure", None), Figure)]
+    return {fn.figure.id: fn for fn in found if fn.figure.module == module}

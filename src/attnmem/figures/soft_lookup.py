@@ -6,13 +6,20 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from . import style
+from .catalog import figure
 
-PRINTED_BETAS = (0.1, 1.0, 8.0)
 
-
-def sharpness(cubes):
-    """The shares of the query 'sat' over the five keys as beta sweeps, with the three printed
-    settings drawn as bars (the note's widget becomes a sweep plus small multiples)."""
+@figure(
+    "soft-dictionary/lookup-sharpness",
+    cubes=("soft_lookup",),
+    settings={"printed_betas": ("soft_lookup", "beta")},
+)
+def sharpness(cubes, printed_betas):
+    """One query ("sat") looked up against the five hand-set keys of soft-dictionary as the
+    sharpness beta sweeps its grid (log scale). Cat and mat, the two noun-like keys, take over
+    as beta grows; at small beta every key gets about a fifth. Vertical lines and the three bar
+    panels are the settings the note prints (0.1, 1 and 8), with the mixed 2-d value above each
+    panel."""
     ds = cubes["soft_lookup"]
     w = ds["weight"].sel(query="sat")
     keys = [str(k) for k in ds["key"].values]
@@ -29,14 +36,14 @@ def sharpness(cubes):
             lw=2 if key in colors else 1,
             ls="-" if key in colors else "--",
         )
-    for b in PRINTED_BETAS:
+    for b in printed_betas:
         ax.axvline(b, color=style.QUERY, lw=0.8, alpha=0.6)
     ax.set_xscale("log")
     ax.set_xlabel("sharpness β (log scale)")
     ax.set_ylabel("share of the query 'sat' (1)")
     ax.set_title("one query, five keys: from average to lookup")
     ax.legend(title="key", loc="center left")
-    for i, b in enumerate(PRINTED_BETAS):
+    for i, b in enumerate(printed_betas):
         sub = fig.add_subplot(grid[i // 2, 1 + i % 2])
         shares = w.sel(beta=b).values
         sub.bar(keys, shares, color=[colors.get(k, style.GREY) for k in keys])
@@ -64,18 +71,29 @@ def _share_heatmap(ax, w, tokens, title):
     return im
 
 
-def table(cubes):
-    """Every query against every key at beta = 1: the table of shares, each row summing to one,
-    and beside it the same table with the causal mask a next-token predictor uses."""
+@figure(
+    "soft-dictionary/self-attention-table",
+    cubes=("soft_lookup",),
+    settings={"table_beta": ("soft_lookup", "beta")},
+)
+def table(cubes, table_beta):
+    """All five hand-set queries against all five keys at beta = 1 (left): each row is the
+    shares one token spends on the others and sums to one; the "sat" row is the single lookup of
+    the sharpness figure. The title reports the largest change of any token's output over all
+    120 reorderings of the tokens. Right: the same scores with the causal mask of a next-token
+    predictor, where a token may look only at itself and earlier tokens."""
     ds = cubes["soft_lookup"]
     tokens = [str(t) for t in ds["query"].values]
-    err = float(ds["order_error"].sel(beta=1.0))
+    err = float(ds["order_error"].sel(beta=table_beta))
     fig, axes = plt.subplots(1, 2, figsize=(9.6, 4.4), layout="constrained")
-    title = f"shares at β = 1, rows sum to 1\nreordering the tokens moves no output (max {err:.0e})"
-    im = _share_heatmap(axes[0], ds["weight"].sel(beta=1.0).values, tokens, title)
+    title = (
+        f"shares at β = {table_beta:g}, rows sum to 1\n"
+        f"reordering the tokens moves no output (max {err:.0e})"
+    )
+    im = _share_heatmap(axes[0], ds["weight"].sel(beta=table_beta).values, tokens, title)
     _share_heatmap(
         axes[1],
-        ds["causal_weight"].sel(beta=1.0).values,
+        ds["causal_weight"].sel(beta=table_beta).values,
         tokens,
         "with the causal mask: no share on later tokens",
     )
@@ -84,9 +102,18 @@ def table(cubes):
     return fig
 
 
-def position_patch(cubes):
-    """Shares of the same five tokens once a one-hot position code is appended and each query
-    asks for the position before its own: the diagonal just below the main one lights up."""
+@figure(
+    "soft-dictionary/position-patch",
+    cubes=("position_lookup",),
+    settings={"patch_beta": ("position_lookup", "beta")},
+)
+def position_patch(cubes, patch_beta):
+    """The order-blindness patch of soft-dictionary, built by us because the capstone the note
+    points to is missing: each token gets a one-hot position code, and each query asks for the
+    position just before its own with the given strength (beta = 1). The band below the diagonal
+    is the share each token puts on its predecessor; the first token has none and spreads
+    evenly. Unlike the plain table, reordering the tokens now changes what they receive (the
+    number in each title)."""
     ds = cubes["position_lookup"]
     strengths = [float(s) for s in ds["strength"].values]
     tokens = [str(t) for t in ds["query"].values]
@@ -94,7 +121,7 @@ def position_patch(cubes):
         1, len(strengths), figsize=(3.0 * len(strengths), 3.3), layout="constrained", squeeze=False
     )
     for ax, s in zip(axes[0], strengths, strict=True):
-        w = ds["weight"].sel(strength=s).isel(beta=0).values
+        w = ds["weight"].sel(strength=s, beta=patch_beta).values
         ax.imshow(w, cmap="Purples", vmin=0, vmax=1)
         for i in range(len(tokens)):
             for j in range(len(tokens)):
@@ -110,16 +137,22 @@ def position_patch(cubes):
         ax.set_xticks(range(len(tokens)), tokens, fontsize=8)
         ax.set_yticks(range(len(tokens)), tokens, fontsize=8)
         ax.grid(False)
-        err = float(ds["order_error"].sel(strength=s).isel(beta=0))
+        err = float(ds["order_error"].sel(strength=s, beta=patch_beta))
         ax.set_title(f"strength {s:g}\nreordering changes outputs by {err:.2f}", fontsize=9)
     axes[0][0].set_ylabel("query (position order)")
-    fig.suptitle("with positions added, a query can ask for the token one back (β = 1)")
+    fig.suptitle(
+        f"with positions added, a query can ask for the token one back (β = {patch_beta:g})"
+    )
     return fig
 
 
+@figure("soft-dictionary/block-diagram")
 def block_diagram(cubes):
-    """The transformer block as boxes: attention gathers, the per-token MLP digests, each
-    sublayer wrapped in a residual add and a normalisation, repeated N times."""
+    """The transformer block of soft-dictionary redrawn: token vectors with position information
+    pass through self-attention and a per-token MLP, each followed by a residual add and a
+    normalisation; the block repeats N times, and the last position's vector goes through one
+    matrix and a softmax over the vocabulary. Copper is the lookup, violet what is stored and
+    processed, green the result."""
     fig, ax = plt.subplots(figsize=(4.6, 6.4))
     ax.set_axis_off()
     boxes = [

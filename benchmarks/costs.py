@@ -1,0 +1,60 @@
+"""Measure each experiment's cost per grid point from a build, for the pipeline's cost check.
+
+    python benchmarks/costs.py [--benchmarks logs/benchmarks] [--results results]
+
+Reads Snakemake's benchmark file of every experiment job (wall seconds ``s``, peak ``max_rss``
+in MB) and its cube, divides by the grid points of config/config.yaml, and writes
+workflow/schemas/costs.json: ``{name: {seconds_per_point, bytes_per_point, base_mb}}``. The
+Snakefile estimates any grid from these before it runs (attnmem.costs). Rerun after a build
+when an experiment's science changes its speed much.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from attnmem.config import load_yaml  # noqa: E402
+from attnmem.costs import START_SECONDS, point_count  # noqa: E402
+from attnmem.schema import load_manifest  # noqa: E402
+
+OUT = ROOT / "workflow/schemas/costs.json"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--benchmarks", default=str(ROOT / "logs/benchmarks"))
+    parser.add_argument("--results", default=str(ROOT / "results"))
+    args = parser.parse_args()
+    config = load_yaml(ROOT / "config/config.yaml")
+    manifest = load_manifest()
+    out = {}
+    for name in manifest:
+        tsv = Path(args.benchmarks) / f"{name}.tsv"
+        cube = Path(args.results) / f"{name}.nc"
+        if not tsv.exists() or not cube.exists():
+            print(f"{name}: no benchmark or cube, skipped", file=sys.stderr)
+            continue
+        with open(tsv) as fh:
+            rec = next(csv.DictReader(fh, delimiter="\t"))
+        points = point_count(config["experiments"][name], manifest[name]["grid"])
+        seconds = max(float(rec["s"]) - START_SECONDS, 0.01)
+        out[name] = {
+            "seconds_per_point": round(seconds / points, 6),
+            "bytes_per_point": round(cube.stat().st_size / points),
+            "base_mb": round(float(rec["max_rss"])),
+        }
+    rows = [f"{json.dumps(k)}: {json.dumps(v)}" for k, v in sorted(out.items())]
+    OUT.write_text("{\n" + ",\n".join(rows) + "\n}\n", encoding="utf-8")
+    print(f"wrote {OUT} ({len(out)} experiments)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,78 @@
+"""What a grid will cost before it runs: points, CPU time and memory, against the user's limits.
+
+Each experiment's cost per grid point was measured on a build of the default config
+(``benchmarks/costs.py`` writes workflow/schemas/costs.json from Snakemake's benchmark files
+and the cubes). A grid is estimated as its points times that cost; one whose estimate passes the
+limits (``limits: {hours, memory_gb}`` in the config, defaults below) is refused before any job
+runs, with the estimate, so that a typo like ``seed: {count: 100000000}`` ends in one readable
+line, not in a ``MemoryError`` after hours. Counting never expands a grid (a range of 10^8
+values costs nothing to count).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+DEFAULT_LIMITS = {"hours": 2.0, "memory_gb": 8.0}  # per experiment; raise them in the config
+START_SECONDS = 1.0  # a job's start-up, not part of its per-point cost
+KEPT_COPIES = 3  # a cube's values are held about three times while they are stacked and written
+
+
+def value_count(value) -> int:
+    """How many values a grid entry has, without expanding it."""
+    if isinstance(value, Mapping):
+        if "count" in value:
+            return max(int(value["count"]), 0)
+        first, last, step = int(value["first"]), int(value["last"]), int(value.get("step", 1))
+        return max((last - first) // step + 1, 0)
+    return len(value)
+
+
+def point_count(block: Mapping, keys) -> int:
+    """Grid points of a block (the product of its grid keys' value counts)."""
+    n = 1
+    for key in keys:
+        n *= value_count(block[key])
+    return n
+
+
+def load_costs(path: str | Path) -> dict:
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def estimate(points: int, cost: Mapping) -> tuple[float, float]:
+    """(CPU seconds, peak MB) of ``points`` grid points at a measured per-point ``cost``."""
+    seconds = START_SECONDS + points * cost["seconds_per_point"]
+    mb = cost["base_mb"] + KEPT_COPIES * points * cost["bytes_per_point"] / 1e6
+    return seconds, mb
+
+
+def over_limits(config: Mapping, manifest: Mapping, costs: Mapping) -> list[str]:
+    """One line per experiment whose estimate passes the limits (empty when all fit)."""
+    limits = {**DEFAULT_LIMITS, **(config.get("limits") or {})}
+    problems = []
+    for name, block in config["experiments"].items():
+        if name not in manifest or name not in costs:
+            continue
+        points = point_count(block, manifest[name]["grid"])
+        seconds, mb = estimate(points, costs[name])
+        if seconds > limits["hours"] * 3600 or mb > limits["memory_gb"] * 1024:
+            problems.append(
+                f"experiments.{name}: {points:,} grid points would take about "
+                f"{_duration(seconds)} of CPU and {mb / 1024:,.1f} GB of memory (measured "
+                f"{costs[name]['seconds_per_point']:.3g} s per point); the limits are "
+                f"{limits['hours']:g} h and {limits['memory_gb']:g} GB per experiment: narrow "
+                f"the grid, or raise limits.hours / limits.memory_gb in the config"
+            )
+    return problems
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 3600:
+        return f"{seconds / 60:,.0f} min"
+    if seconds < 3 * 86400:
+        return f"{seconds / 3600:,.1f} h"
+    return f"{seconds / 86400:,.0f} days"

@@ -1,0 +1,159 @@
+"""The figure catalog (the text scan the Snakefile reads against the decorators), one name per
+topic, captions, and the check of the figures' settings against the grids."""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from attnmem import figure_settings
+from attnmem.config import load_yaml
+from attnmem.figures import catalog
+from attnmem.grid import expand_grid
+from attnmem.sources import experiment_modules
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = load_yaml(ROOT / "config/config.yaml")
+
+
+def test_the_text_scan_equals_the_imported_decorators():
+    scanned = catalog.groups()
+    assert len(scanned) <= 15, "one Snakemake job (a second of start-up) per figure module"
+    for module, figures in scanned.items():
+        functions = catalog.imported(module)
+        assert {f.id: f for f in figures} == {i: fn.figure for i, fn in functions.items()}, module
+        in_source_order = sorted(functions.values(), key=lambda fn: fn.__code__.co_firstlineno)
+        assert [f.function for f in figures] == [fn.__name__ for fn in in_source_order], module
+
+
+def test_every_figure_module_is_named_after_a_science_module():
+    science = set(experiment_modules().values())
+    assert set(catalog.groups()) <= science, sorted(set(catalog.groups()) - science)
+
+
+def test_every_figure_has_a_caption_and_reads_declared_cubes():
+    declared = set(CONFIG["experiments"])
+    for module in catalog.groups():
+        for fig_id, fn in catalog.imported(module).items():
+            assert len(catalog.caption(fn).split()) >= 15, f"the caption of {fig_id} is too short"
+            assert set(fn.figure.cubes) <= declared, fig_id
+
+
+def test_the_snakefile_side_imports_no_matplotlib():
+    code = (
+        "import sys; from attnmem.figures import catalog; from attnmem import figure_settings; "
+        "catalog.scan(); print('matplotlib' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_the_scan_reads_literal_declarations_only():
+    text = '@figure("a-doc/x-one", cubes=("c",), settings={"s": ("c", "beta")})\ndef one(cubes, s):'
+    (fig,) = catalog._scan_text("m", text)
+    assert (fig.id, fig.module, fig.function, fig.cubes) == ("a-doc/x-one", "m", "one", ("c",))
+    assert fig.settings == {"s": (("c", "beta"),)}
+    with pytest.raises(ValueError, match="literals"):
+        catalog._scan_text("m", '@figure(ID, cubes=("c",))\ndef two(cubes):')
+    with pytest.raises(ValueError, match="not in its cubes"):
+        catalog._scan_text("m", '@figure("a/b", settings={"s": ("c", "beta")})\ndef f(cubes, s):')
+
+
+def test_the_configured_settings_fit_the_grids():
+    assert figure_settings.problems(CONFIG, catalog.scan()) == []
+
+
+def _with_grid(config, cube, dim, values):
+    out = copy.deepcopy(config)
+    out["experiments"][cube][dim] = values
+    return out
+
+
+def test_dropping_a_selected_value_from_a_grid_names_the_setting():
+    config = copy.deepcopy(CONFIG)
+    config["figures"]["soft_lookup"]["printed_betas"] = [0.1, 1.0, 1000]
+    assert figure_settings.problems(config, catalog.scan()) == []
+    grid = expand_grid(config["experiments"]["soft_lookup"], ("beta",))["beta"]
+    narrowed = _with_grid(config, "soft_lookup", "beta", [b for b in grid if b != 1000])
+    (problem,) = figure_settings.problems(narrowed, catalog.scan())
+    assert problem.startswith("figures.soft_lookup.printed_betas = [0.1, 1.0, 1000] selects beta")
+    assert "1000 of soft_lookup" in problem
+    with pytest.raises(figure_settings.FigureSettingsError, match="printed_betas"):
+        figure_settings.check(narrowed, catalog.scan())
+
+
+def test_every_setting_is_checked_on_every_grid_it_selects():
+    """Drop each setting's first value from each grid it selects: the check names it."""
+    declared = catalog.module_settings(catalog.scan())
+    for module, names in declared.items():
+        for name, targets in names.items():
+            value = CONFIG["figures"][module][name]
+            first = value[0] if isinstance(value, list) else value
+            for cube, dim in targets:
+                block = CONFIG["experiments"][cube]
+                if dim not in block or not isinstance(block[dim], (list, dict)):
+                    continue  # a coordinate the science computes: checked when drawn
+                grid = expand_grid(block, (dim,))[dim]
+                narrowed = _with_grid(CONFIG, cube, dim, [v for v in grid if v != first])
+                found = figure_settings.problems(narrowed, catalog.scan())
+                assert any(p.startswith(f"figures.{module}.{name} ") for p in found), (
+                    module,
+                    name,
+                    cube,
+                )
+
+
+def test_unknown_missing_and_ungridded_settings_are_named():
+    config = copy.deepcopy(CONFIG)
+    config["figures"]["soft_lookup"]["typo_beta"] = 1
+    del config["figures"]["soft_lookup"]["table_beta"]
+    config["figures"]["no_such_module"] = {"x": 1}
+    found = "\n".join(figure_settings.problems(config, catalog.scan()))
+    assert "figures.soft_lookup.typo_beta: no figure of soft_lookup selects with it" in found
+    assert "figures.soft_lookup.table_beta is missing" in found
+    assert "figures.no_such_module" in found
+    fig = catalog._figure("m", "f", "d/x", ("c",), {"s": ("c", "step")})
+    config = {"experiments": {"c": {"beta": [1, 2], "steps": 40}}, "figures": {"m": {"s": 3}}}
+    (problem,) = figure_settings.problems(config, [fig])
+    assert "neither a grid key nor a list parameter" in problem and "figures.m.s" in problem
+
+
+def test_a_computed_coordinate_is_checked_against_the_cube():
+    fig = catalog._figure("m", "f", "d/x", ("c",), {"s": [("c", "beta"), ("c", "L")]})
+    cube = xr.Dataset(coords={"beta": [1.0, 2.0], "L": np.arange(0, 13)})
+    assert figure_settings.coordinate_problems([fig], {"s": 2}, {"c": cube}) == []
+    (problem,) = figure_settings.coordinate_problems([fig], {"s": 12}, {"c": cube})
+    assert problem.startswith("d/x: setting s = 12 selects beta = 12 of c")
+
+
+def test_the_settings_snapshot_is_named_by_the_settings(tmp_path):
+    a = figure_settings.snapshot_path("m", {"s": (1, 2)}, tmp_path)
+    b = figure_settings.snapshot_path("m", {"s": (1, 3)}, tmp_path)
+    assert a != b and a.name.startswith("m.")
+    figure_settings.write_snapshot("m", {"s": (1, 3)}, b)
+    figure_settings.write_snapshot("m", {"s": (1, 2)}, a, tmp_path / "log")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([a.name, "log"])
+    with pytest.raises(figure_settings.FigureSettingsError):
+        figure_settings.write_snapshot("m", {"s": (1, 4)}, a)
+
+
+def test_the_gallery_takes_ids_from_the_catalog_not_from_paths(tmp_path):
+    from attnmem.cli import build_gallery
+
+    where = tmp_path / "report" / "figures"  # a checkout under a folder named report
+    where.mkdir(parents=True)
+    (where / "x.png").write_bytes(b"")
+    (where / "x.rst").write_text("A caption\nin two lines.\n")
+    claims = tmp_path / "claims.csv"
+    claims.write_text("id,verdict,figure\nd/claim-1,reproduced,first-principles/A1-x\n")
+    out = where / "index.html"
+    build_gallery(["first-principles/A1-x"], [where / "x.png"], [where / "x.rst"], claims, out)
+    html = out.read_text()
+    assert "id='first-principles/A1-x'" in html and "A caption in two lines." in html
+    assert "d/claim-1" in html
