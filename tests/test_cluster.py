@@ -46,7 +46,7 @@ def test_slurm_profile_builds_the_same_cubes_as_a_local_run(cluster, tmp_path, m
     config = [
         "--configfile",
         str(ROOT / "config/config.yaml"),
-        str(ROOT / "tests/cluster/config.yaml"),
+        str(ROOT / ".test/config/config.yaml"),
     ]
     targets = [f"results/{n}.nc" for n in TARGETS]
     snakemake(*targets, "--directory", str(local), "--cores", "2", *config)

@@ -170,3 +170,29 @@ def test_a_copy_of_a_built_project_reruns_nothing(tmp_path):
     plan = snakemake(target, "--snakefile", str(tmp_path / "second/Snakefile"), "-n",
                      cwd=tmp_path / "second").stdout  # fmt: skip
     assert "Nothing to be done" in plan, plan
+
+
+def test_a_full_disk_says_so_and_leaves_nothing(tmp_path, monkeypatch):
+    """netCDF reports a full disk as a bare `NetCDF: HDF error`; the write says `no space left
+    on <folder>` instead, and the previous cube and no temporary file are left."""
+    import shutil
+    from collections import namedtuple
+
+    from attnmem import cube
+
+    good = xr.Dataset({"x": ("i", np.arange(3.0))})
+    write_cube(good, tmp_path / "c.nc")
+
+    def hdf_error(self, *args, **kwargs):
+        raise RuntimeError("NetCDF: HDF error")
+
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(xr.Dataset, "to_netcdf", hdf_error)
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(10**9, 10**9, 0))
+    with pytest.raises(OSError, match=f"no space left on {tmp_path}"):
+        cube.write_cube(xr.Dataset({"x": ("i", np.arange(4.0))}), tmp_path / "c.nc")
+    assert [p.name for p in tmp_path.iterdir()] == ["c.nc"]
+    assert xr.load_dataset(tmp_path / "c.nc").sizes["i"] == 3
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(10**9, 0, 10**9))
+    with pytest.raises(RuntimeError, match="HDF error"):  # space left: the error as it was
+        cube.write_cube(good, tmp_path / "c.nc")

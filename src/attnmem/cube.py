@@ -8,9 +8,11 @@ units words) and gives back the Dataset as computed.
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
+import shutil
 import subprocess
 import tempfile
 import time
@@ -296,9 +298,31 @@ def write_cube(ds: xr.Dataset, path: str | os.PathLike) -> None:
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a cube is readable like any output
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        full = _disk_full(path.parent, exc)
+        if full:
+            raise OSError(errno.ENOSPC, full) from exc
         raise
+
+
+MIN_FREE_BYTES = 1 << 20  # below this, a failed write is put down to a full disk
+
+
+def _disk_full(directory: Path, exc: BaseException) -> str | None:
+    """A plain message when a write failed for want of space. netCDF reports a full disk as
+    ``NetCDF: HDF error`` (no errno), so the free space left is what tells."""
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        return f"no space left on {directory} (writing a cube: {exc})"
+    if not isinstance(exc, (OSError, RuntimeError)):
+        return None
+    try:
+        free = shutil.disk_usage(directory).free
+    except OSError:
+        return None
+    if free < MIN_FREE_BYTES:
+        return f"no space left on {directory} ({free:,} bytes free; the write failed: {exc})"
+    return None
 
 
 def read_cube(path: str | os.PathLike) -> xr.Dataset:

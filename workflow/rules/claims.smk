@@ -37,7 +37,7 @@ rule claims:
         "logs/benchmarks/claims.tsv"
     localrule: True
     conda:
-        "../../environment.yml"
+        "../envs/attnmem.yaml"
     threads: 1
     resources:
         mem_mb=2048,
@@ -59,7 +59,7 @@ rule gallery:
         "logs/benchmarks/gallery.tsv"
     localrule: True
     conda:
-        "../../environment.yml"
+        "../envs/attnmem.yaml"
     threads: 1
     resources:
         mem_mb=512,

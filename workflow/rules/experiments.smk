@@ -29,7 +29,7 @@ for _name, _block in config["experiments"].items():
             group:
                 "experiments"
             conda:
-                "../../environment.yml"
+                "../envs/attnmem.yaml"
             threads: 1
             resources:
                 mem_mb=2048,
@@ -56,7 +56,7 @@ for _name, _block in config["experiments"].items():
                 f"logs/benchmarks/{_name}.tsv"
             localrule: True
             conda:
-                "../../environment.yml"
+                "../envs/attnmem.yaml"
             threads: 1
             resources:
                 mem_mb=2048,
@@ -79,7 +79,7 @@ rule shard:
     group:
         "experiments"
     conda:
-        "../../environment.yml"
+        "../envs/attnmem.yaml"
     threads: 1
     resources:
         mem_mb=2048,

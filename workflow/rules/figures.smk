@@ -76,7 +76,7 @@ for _module, _figures in catalog.groups().items():
             f"logs/benchmarks/figures_{_module}.tsv"
         localrule: True
         conda:
-            "../../environment.yml"
+            "../envs/attnmem.yaml"
         threads: 1
         resources:
             mem_mb=2048,

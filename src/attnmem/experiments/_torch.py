@@ -1,0 +1,20 @@
+"""PyTorch for the trained experiments: deterministic, one thread, seeded from the grid point.
+
+Imported only by the modules that train (torch costs a second or two to import), and only inside
+their functions. A trained value then depends on the grid point's generator alone: the same seed
+gives the same weights and losses on this machine at any ``--cores``. Across machines, float
+rounding in BLAS kernels and torch versions may differ (README, "Training at toy scale").
+"""
+
+from __future__ import annotations
+
+
+def seeded_torch(rng):
+    """The ``torch`` module, set to one thread and deterministic algorithms, with its global
+    generator seeded from ``rng`` (the grid point's numpy generator)."""
+    import torch
+
+    torch.set_num_threads(1)
+    torch.use_deterministic_algorithms(True)
+    torch.manual_seed(int(rng.integers(2**63 - 1)))
+    return torch
