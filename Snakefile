@@ -24,4 +24,6 @@ rule all:
     input:
         "results/claims.csv",
         "figures/index.html",
+        # every cube, also those no claim or figure reads yet
+        [f"results/{name}.nc" for name in config["experiments"]],
     localrule: True

@@ -1,0 +1,184 @@
+"""In-context linear regression learned by training (issue 13 item 3; first-principles E3,
+memory-math ch. 11): linear self-attention layers trained from random weights on regression
+prompts, compared with gradient descent at its best step and with least squares.
+
+A prompt is m examples (x_i, w.x_i) and a query x_q, with x and w standard normal and w drawn
+afresh per prompt (no label noise). Tokens are laid out as in the hand-set construction of
+``in_context_regression``: example tokens (x_i, y_i), the query token (x_q, 0), keys summed over
+the example tokens only, the prediction read as minus the query's label slot. Each layer has a
+merged key-query matrix and a value matrix, both (d+1) x (d+1) and trained freely, so whether
+the trained layer takes the construction's form (values read the label, scores read x . x_q
+with one scale) is a finding, not an assumption.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..spec import Output, experiment, integer, ints, real, seeds
+
+
+def prompts(torch, n: int, m: int, d: int):
+    """``n`` prompts drawn with torch's global generator: inputs (n, m, d), labels (n, m),
+    queries (n, d) and the query's true label (n,)."""
+    w = torch.randn(n, d)
+    x = torch.randn(n, m, d)
+    x_q = torch.randn(n, d)
+    return x, (x @ w[..., None])[..., 0], x_q, (x_q * w).sum(-1)
+
+
+def lsa_predict(torch, layers, x, y, x_q):
+    """Minus the query's label slot after the linear self-attention layers ``layers`` (a list
+    of (key-query, value) matrix pairs); keys and values are the example tokens only."""
+    n, m, d = x.shape
+    examples = torch.cat([x, y[..., None]], -1)
+    query = torch.cat([x_q, torch.zeros(n, 1)], -1)[:, None]
+    z = torch.cat([examples, query], 1)
+    for kq, wv in layers:
+        src = z[:, :m]
+        scores = (z @ kq.T) @ src.transpose(1, 2)
+        z = z + scores @ (src @ wv.T) / m
+    return -z[:, -1, d]
+
+
+def gd_predict(x, y, x_q, steps: int, eta: float) -> np.ndarray:
+    """Prediction after ``steps`` gradient steps of size eta on the mean in-context loss
+    (1/2m) sum (theta.x_i - y_i)^2 from theta = 0."""
+    m = x.shape[1]
+    theta = np.zeros((x.shape[0], x.shape[2]))
+    for _ in range(steps):
+        resid = np.einsum("nmd,nd->nm", x, theta) - y
+        theta = theta - eta / m * np.einsum("nm,nmd->nd", resid, x)
+    return np.einsum("nd,nd->n", theta, x_q)
+
+
+def best_eta(x, y, x_q, y_q, steps: int) -> float:
+    """The step of ``steps``-step descent with the least mean squared query error on the given
+    prompts (exact for one step, where the prediction is linear in eta; bounded search else)."""
+    if steps == 1:
+        s = gd_predict(x, y, x_q, 1, 1.0)
+        return float(s @ y_q / (s @ s))
+    from scipy.optimize import minimize_scalar
+
+    res = minimize_scalar(
+        lambda eta: float(np.mean((gd_predict(x, y, x_q, steps, eta) - y_q) ** 2)),
+        bounds=(1e-4, 2.0),
+        method="bounded",
+        options={"xatol": 1e-7},
+    )
+    return float(res.x)
+
+
+def least_squares_predict(x, y, x_q) -> np.ndarray:
+    """Minimum-norm least-squares fit of each prompt's examples, read at its query."""
+    theta = np.einsum("nde,ne->nd", np.linalg.pinv(x), y)
+    return np.einsum("nd,nd->n", theta, x_q)
+
+
+def construction_form(kq: np.ndarray, wv: np.ndarray) -> tuple[float, float]:
+    """How far one trained layer is from the construction's form.
+
+    The prediction is a cubic form sum_abc T_abc z_ia z_ib x_qc with T_abc = -v_a C_bc (v the
+    label row of the value matrix, C the key-query columns the query's x part meets), summed
+    over examples; only its part symmetric in (a, b) acts. The construction has only the
+    y_i x_ij x_qj terms, all with one weight gamma. Returns gamma (the mean diagonal of that
+    block) and the norm of everything else relative to the whole symmetric form."""
+    d = kq.shape[0] - 1
+    t = -np.einsum("a,bc->abc", wv[d], kq[:, :d])
+    s = 0.5 * (t + t.transpose(1, 0, 2))
+    gamma = float(np.trace(s[d, :d] + s[:d, d]) / d)
+    form = np.zeros_like(s)
+    form[d, :d] = form[:d, d] = 0.5 * gamma * np.eye(d)
+    return gamma, float(np.linalg.norm(s - form) / np.linalg.norm(s))
+
+
+def train_lsa(torch, d, m, layers, steps, batch, lr, init):
+    """Adam with a cosine schedule on fresh prompts each step, from weights of sd ``init``."""
+    params = [
+        tuple((init * torch.randn(d + 1, d + 1)).requires_grad_() for _ in range(2))
+        for _ in range(layers)
+    ]
+    flat = [p for layer in params for p in layer]
+    opt = torch.optim.Adam(flat, lr=lr)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(opt, steps)
+    for _ in range(steps):
+        x, y, x_q, y_q = prompts(torch, batch, m, d)
+        loss = ((lsa_predict(torch, params, x, y, x_q) - y_q) ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        schedule.step()
+    return [tuple(p.detach() for p in layer) for layer in params]
+
+
+@experiment(
+    grid={
+        "d": ints(doc="input dimension"),
+        "m": ints(doc="examples per prompt"),
+        "layers": ints(doc="linear self-attention layers, compared with as many descent steps"),
+        "seed": seeds(doc="training replicates (initialisation and prompts)"),
+    },
+    params={
+        "steps": integer(min=1, doc="Adam steps"),
+        "batch": integer(min=1, doc="fresh prompts per step"),
+        "lr": real(gt=0, doc="peak Adam learning rate (cosine schedule to zero)"),
+        "init": real(gt=0, doc="standard deviation of the initial weights"),
+        "eval_prompts": integer(min=10, doc="held-out prompts for every comparison"),
+    },
+    outputs=(
+        Output("loss_trained", "query MSE of the trained model over mean y_q^2"),
+        Output("loss_gd", "query MSE of descent at its best step over mean y_q^2"),
+        Output("loss_ls", "query MSE of least squares over mean y_q^2"),
+        Output("gd_eta", "best step of descent, tuned on separate prompts"),
+        Output("gap_gd", "mean (trained - descent)^2 over the variance of descent's predictions"),
+        Output("gap_ls", "mean (trained - least squares)^2 over the variance of least squares"),
+        Output("form_gamma", "scale of the y_i x_i.x_q terms of a trained single layer"),
+        Output("form_residual", "norm of a single layer's other terms relative to all"),
+    ),
+    sections=(
+        "first-principles E3 (line 1264, trained models)",
+        "memory-math ch. 11 (line 54, von Oswald et al.'s trained models)",
+    ),
+)
+def icl_trained(
+    d: int,
+    m: int,
+    layers: int,
+    seed: int,
+    rng,
+    steps: int,
+    batch: int,
+    lr: float,
+    init: float,
+    eval_prompts: int,
+) -> dict:
+    """Train ``layers`` linear self-attention layers on prompts of m examples in d dimensions,
+    then compare on held-out prompts with ``layers`` descent steps at the best step (tuned on
+    other prompts) and with least squares; for one layer, read the trained weights' form."""
+    from ._torch import seeded_torch
+
+    torch = seeded_torch(rng)
+    trained = train_lsa(torch, d, m, layers, steps, batch, lr, init)
+    with torch.no_grad():
+        tune = [t.double().numpy() for t in prompts(torch, eval_prompts, m, d)]
+        x, y, x_q, y_q = prompts(torch, eval_prompts, m, d)
+        pred_t = lsa_predict(torch, trained, x, y, x_q).double().numpy()
+    x, y, x_q, y_q = (t.double().numpy() for t in (x, y, x_q, y_q))
+    eta = best_eta(*tune, layers)
+    pred_gd = gd_predict(x, y, x_q, layers, eta)
+    pred_ls = least_squares_predict(x, y, x_q)
+    scale = float(np.mean(y_q**2))
+    out = {
+        "loss_trained": float(np.mean((pred_t - y_q) ** 2)) / scale,
+        "loss_gd": float(np.mean((pred_gd - y_q) ** 2)) / scale,
+        "loss_ls": float(np.mean((pred_ls - y_q) ** 2)) / scale,
+        "gd_eta": eta,
+        "gap_gd": float(np.mean((pred_t - pred_gd) ** 2) / np.var(pred_gd)),
+        "gap_ls": float(np.mean((pred_t - pred_ls) ** 2) / np.var(pred_ls)),
+        "form_gamma": np.nan,
+        "form_residual": np.nan,
+    }
+    if layers == 1:
+        kq, wv = (t.double().numpy() for t in trained[0])
+        out["form_gamma"], out["form_residual"] = construction_form(kq, wv)
+    return out
