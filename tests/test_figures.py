@@ -24,7 +24,9 @@ CONFIG = load_yaml(ROOT / "config/config.yaml")
 
 def test_the_text_scan_equals_the_imported_decorators():
     scanned = catalog.groups()
-    assert len(scanned) <= 15, "one Snakemake job (a second of start-up) per figure module"
+    # one Snakemake job (a second of start-up) per figure module: 14 topics of the notes and
+    # 4 of training at toy scale
+    assert len(scanned) <= 18, "one Snakemake job (a second of start-up) per figure module"
     for module, figures in scanned.items():
         functions = catalog.imported(module)
         assert {f.id: f for f in figures} == {i: fn.figure for i, fn in functions.items()}, module
@@ -63,6 +65,25 @@ def test_the_scan_reads_literal_declarations_only():
         catalog._scan_text("m", '@figure(ID, cubes=("c",))\ndef two(cubes):')
     with pytest.raises(ValueError, match="not in its cubes"):
         catalog._scan_text("m", '@figure("a/b", settings={"s": ("c", "beta")})\ndef f(cubes, s):')
+
+
+def test_a_title_is_declared_with_the_figure_or_taken_from_the_caption():
+    text = '@figure("a-doc/x-one", title="Short and human")\ndef one(cubes):'
+    (fig,) = catalog._scan_text("m", text)
+    assert fig.title == "Short and human"
+    assert catalog.heading(fig.title, "Whatever the caption says.") == "Short and human"
+    assert catalog.heading("", "First sentence. Second one.") == "First sentence"
+    long = catalog.heading("", "word " * 40)
+    assert len(long) <= 70 and long.endswith("...")
+    with pytest.raises(ValueError, match="70 characters"):
+        catalog._scan_text("m", f'@figure("a/b", title="{"x" * 71}")\ndef f(cubes):')
+    fig = catalog.by_id()["first-principles/A1-ruler-costs"]
+    line = (
+        (catalog.FIGURES_DIR / "model_comparison.py")
+        .read_text()
+        .splitlines()[catalog.source_line(fig) - 1]
+    )
+    assert line.startswith(f"def {fig.function}(")
 
 
 def test_the_configured_settings_fit_the_grids():

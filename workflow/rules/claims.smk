@@ -50,7 +50,10 @@ rule gallery:
         pngs=all_figure_pngs(),
         captions=all_captions(),
         claims="results/claims.csv",
-        code=here(BASE / "src/attnmem/gallery.py"),
+        code=[
+            here(BASE / "src/attnmem" / f)
+            for f in ("gallery.py", "figures/catalog.py", "figures/style.py")
+        ],
     output:
         "figures/index.html",
     log:

@@ -19,6 +19,7 @@ WALK_DEFAULT_STEP = 20
 
 @figure(
     "memory-math/ch6-circle-lookup",
+    title="A soft dictionary on a circle, read from four angles",
     cubes=("soft_dictionary_circle",),
     settings={
         "circle_beta": ("soft_dictionary_circle", "beta"),
@@ -40,27 +41,19 @@ def circle_lookup(cubes, circle_beta, circle_angles):
         ax = axes[0, col]
         t = np.linspace(0, 2 * np.pi, 200)
         ax.plot(np.cos(t), np.sin(t), color=style.GREY, lw=0.6)
-        ax.scatter(keys[:, 0], keys[:, 1], s=30 + 900 * w, color=style.OBSERVED, zorder=3)
-        for i, (x, y) in enumerate(keys):
-            ax.text(
-                1.25 * x,
-                1.25 * y,
-                f"v={CIRCLE_VALUES[i]:+.1f}",
-                ha="center",
-                va="center",
-                fontsize=7,
-                color=style.STORED,
-            )
+        sizes = 30 + 900 * w
+        ax.scatter(keys[:, 0], keys[:, 1], s=sizes, color=style.OBSERVED, zorder=3)
+        for i, xy in enumerate(keys):
+            style.ring_label(ax, xy, f"v={CIRCLE_VALUES[i]:+.1f}", sizes[i], color=style.STORED)
         q = unit(ang)
         ax.annotate(
             "", xy=q, xytext=(0, 0), arrowprops=dict(arrowstyle="->", color=style.QUERY, lw=2)
         )
         ax.set_aspect("equal")
-        ax.set_xlim(-1.5, 1.5)
-        ax.set_ylim(-1.5, 1.5)
-        ax.set_title(f"query at {ang}°: o = {float(pt['output']):+.3f}", fontsize=9)
-        ax.set_xticks([])
-        ax.set_yticks([])
+        ax.set_xlim(-1.75, 1.75)
+        ax.set_ylim(-1.6, 1.6)
+        ax.set_title(f"query at {ang}°: o = {float(pt['output']):+.3f}", fontsize=style.SMALL)
+        ax.set_axis_off()
         bar = axes[1, col]
         x = np.arange(len(w))
         bar.bar(x - 0.2, w, width=0.4, color=style.OBSERVED, label="share a_i")
@@ -69,8 +62,13 @@ def circle_lookup(cubes, circle_beta, circle_angles):
         bar.set_xticks(x, [f"k{i + 1}" for i in x])
         bar.set_ylim(-1, 1)
         bar.set_ylabel("share or value (1)")
-        if col == 0:
-            bar.legend(fontsize=7, loc="lower left")
+
+    fig.legend(
+        *axes[1, 0].get_legend_handles_labels(),
+        fontsize=style.SMALL,
+        loc="outside lower center",
+        ncols=3,
+    )
     fig.suptitle(
         f"soft dictionary on a circle of seven unit keys, β = {circle_beta:g} (dot size: share)"
     )
@@ -79,6 +77,7 @@ def circle_lookup(cubes, circle_beta, circle_angles):
 
 @figure(
     "memory-math/ch6-temperature",
+    title="Sharpness turns an average into a lookup",
     cubes=("soft_dictionary_circle",),
     settings={
         "temperature_angle": ("soft_dictionary_circle", "angle"),
@@ -93,22 +92,26 @@ def temperature(cubes, temperature_angle, temperature_max_beta):
     ds = cubes["soft_dictionary_circle"].sel(angle=temperature_angle)
     ds = ds.sel(beta=[b for b in ds["beta"].values if b <= temperature_max_beta])
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
+    best = int(np.argmax(ds["weight"].sel(beta=temperature_max_beta).values))
     for i, key in enumerate(ds["key"].values):
+        first_other = i == (1 if best == 0 else 0)
         ax.plot(
             ds["beta"],
             ds["weight"].sel(key=key),
             marker="o",
             ms=3,
-            color=style.OBSERVED
-            if i == int(np.argmax(ds["weight"].sel(beta=temperature_max_beta).values))
-            else style.GREY,
-            label=str(key) if i < 7 else None,
+            color=style.OBSERVED if i == best else style.GREY,
+            label=f"{key}, the best match"
+            if i == best
+            else "the other keys"
+            if first_other
+            else None,
         )
     ax.axhline(1 / 7, color=style.LIMIT, ls="--", lw=1, label="1/7")
     ax.set_xlabel("inverse temperature β (1)")
     ax.set_ylabel("share a_i (1)")
     ax.set_title(f"query at {temperature_angle}°: from an average to a lookup")
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=style.SMALL)
     ax2.plot(ds["beta"], ds["output"], color=style.RESULT, marker="o", ms=3, label="soft output o")
     ax2.axhline(
         float(np.mean(CIRCLE_VALUES)),
@@ -125,13 +128,14 @@ def temperature(cubes, temperature_angle, temperature_max_beta):
     )
     ax2.set_xlabel("inverse temperature β (1)")
     ax2.set_ylabel("output o (1)")
-    ax2.legend(fontsize=8)
+    ax2.legend(fontsize=style.SMALL, loc="lower left", bbox_to_anchor=(0, 0.08))
     ax2.set_title("the output moves from the mean to the best match's value")
     return fig
 
 
 @figure(
     "memory-math/ch6-rank-lift",
+    title="The softmax lifts a rank-2 score matrix to full rank",
     cubes=("attention_matrix_views",),
     settings={
         "example_n": ("attention_matrix_views", "n"),
@@ -148,14 +152,14 @@ def rank_lift(cubes, example_n, example_d_k):
     fig, axes = plt.subplots(1, len(betas) + 1, figsize=(15, 3.3), layout="constrained")
     s = ds["example_scores"].values
     axes[0].imshow(s, cmap="Blues")
-    axes[0].set_title(f"scores Q K^T, rank {int(ds['score_rank_max'])}", fontsize=9)
+    axes[0].set_title(f"scores Q K^T, rank {int(ds['score_rank_max'])}", fontsize=style.SMALL)
     for ax, b in zip(axes[1:], betas, strict=True):
         a = ds["example_attention"].sel(beta=b).values
         ax.imshow(a, cmap="Purples", vmin=0, vmax=1)
         rank = int(ds["example_attention_rank"].sel(beta=b))
         ax.set_title(
             f"A at β = {b:g}: rank {rank}",
-            fontsize=9,
+            fontsize=style.SMALL,
             color=style.QUERY if b == RANK_DEFAULT_BETA else "black",
         )
         if b == RANK_DEFAULT_BETA:
@@ -188,7 +192,7 @@ def _box(ax, xy, text, color, half=0.075):
             lw=1.5,
         )
     )
-    ax.text(*xy, text, ha="center", va="center", fontsize=9)
+    ax.text(*xy, text, ha="center", va="center", fontsize=style.SMALL)
 
 
 def _arrow(ax, a, b, color, text=None, offset=(0, 0.05)):
@@ -199,12 +203,16 @@ def _arrow(ax, a, b, color, text=None, offset=(0, 0.05)):
             (a[1] + b[1]) / 2 + offset[1],
             text,
             ha="center",
-            fontsize=8,
+            fontsize=style.SMALL,
             color=color,
         )
 
 
-@figure("memory-math/ch7-gradient-flow", cubes=("attention_gradients",))
+@figure(
+    "memory-math/ch7-gradient-flow",
+    title="Where the gradient of a soft lookup flows",
+    cubes=("attention_gradients",),
+)
 def gradient_flow(cubes):
     """The gradient diagram of memory-math chapter 7: grey arrows carry the forward pass from
     query and keys through logits, shares and output to the loss; copper arrows carry each
@@ -244,7 +252,7 @@ def gradient_flow(cubes):
         "largest relative gap to central differences over our random lookups: "
         + ", ".join(f"{k.split('_')[1]} {v:.0e}" for k, v in errs.items()),
         ha="center",
-        fontsize=8,
+        fontsize=style.SMALL,
         color=style.RESULT,
     )
     ax.text(
@@ -252,7 +260,7 @@ def gradient_flow(cubes):
         0.15,
         "grey: forward pass; copper: backward pass, with the gradient it carries",
         ha="center",
-        fontsize=8,
+        fontsize=style.SMALL,
         color=style.GREY,
     )
     ax.set_xlim(0, 1)
@@ -261,7 +269,11 @@ def gradient_flow(cubes):
     return fig
 
 
-@figure("memory-math/ch7-key-training", cubes=("attention_gradients",))
+@figure(
+    "memory-math/ch7-key-training",
+    title="Training a key pulls its share up",
+    cubes=("attention_gradients",),
+)
 def key_training(cubes):
     """The key-training widget of memory-math chapter 7 as a sweep over 40 gradient steps on
     three unit keys (our layout; the target 1.0 is held by key 2): that key's share grows, the
@@ -291,7 +303,7 @@ def key_training(cubes):
     for ax in axes:
         ax.axvline(WALK_DEFAULT_STEP, color=style.QUERY, lw=0.8)
         ax.set_xlabel("gradient steps on the keys")
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=style.SMALL)
     axes[0].set_ylabel("share (1)")
     axes[1].set_ylabel("output o (1)")
     axes[2].set_ylabel("angle to the query (degrees)")
@@ -301,7 +313,10 @@ def key_training(cubes):
     return fig
 
 
-@figure("memory-math/ch8-block-bus")
+@figure(
+    "memory-math/ch8-block-bus",
+    title="A block as a bus: attention and MLP read and write the stream",
+)
 def block_bus(cubes):
     """The block diagram of memory-math chapter 8: the residual stream runs left to right; the
     attention sublayer reads it, consults the fast memory built from the tokens, and adds its
@@ -313,13 +328,13 @@ def block_bus(cubes):
         xytext=(0.03, 0.3),
         arrowprops=dict(arrowstyle="->", color=style.GREY, lw=6, alpha=0.5),
     )
-    ax.text(0.03, 0.2, "residual stream x (one vector per position)", fontsize=9)
+    ax.text(0.03, 0.2, "residual stream x (one vector per position)", fontsize=style.SMALL)
     for x0, name, mem, color in (
         (0.3, "Attn(LN x)", "fast memory:\nkeys, values of the tokens", style.QUERY),
         (0.7, "MLP(LN x)", "slow memory:\nthe layer's weights", style.STORED),
     ):
         _box(ax, (x0, 0.7), name, color)
-        ax.text(x0, 0.92, mem, ha="center", fontsize=8, color=color)
+        ax.text(x0, 0.92, mem, ha="center", fontsize=style.SMALL, color=color)
         _arrow(ax, (x0 - 0.08, 0.32), (x0 - 0.06, 0.62), style.GREY, "read", (-0.05, 0))
         _arrow(ax, (x0 + 0.06, 0.62), (x0 + 0.08, 0.32), color, "add", (0.05, 0))
     ax.set_xlim(0, 1)

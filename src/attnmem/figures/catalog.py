@@ -1,8 +1,10 @@
 """The figures, declared where they are drawn, and found again without drawing anything.
 
-A figure is a function of a figure module decorated with ``@figure(id, cubes=..., settings=...)``:
-its id is ``<doc>/<section>-<slug>`` (drawn to ``figures/<id>.png``, ``.svg`` and ``.rst``), its
-docstring is its caption, ``cubes`` names the cubes it reads, and ``settings`` names the grid
+A figure is a function of a figure module decorated with
+``@figure(id, title=..., cubes=..., settings=...)``: its id is ``<doc>/<section>-<slug>`` (drawn
+to ``figures/<id>.png``, ``.svg`` and ``.rst``), its title is the short heading the gallery shows
+(at most 70 characters), its docstring is its caption, ``cubes`` names the cubes it reads, and
+``settings`` names the grid
 values it picks from config (``figures: <module>: <name>``), each with the cube and dimension it
 selects (or a list of such pairs, when one value selects from several cubes). The module is the
 figure's group: one Snakemake job draws a module's figures.
@@ -34,6 +36,7 @@ class Figure:
     cubes: tuple[str, ...] = ()
     # setting name -> the (cube, dim) pairs it selects
     settings: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    title: str = ""  # the gallery's heading; without one it takes the caption's first sentence
 
     @property
     def doc(self) -> str:
@@ -41,10 +44,12 @@ class Figure:
         return self.id.split("/", 1)[0]
 
 
-def _figure(module: str, function: str, id: str, cubes=(), settings=None) -> Figure:
+def _figure(module: str, function: str, id: str, cubes=(), settings=None, title="") -> Figure:
     """One declaration, checked and normalised the same way for the decorator and the scan."""
     if not re.fullmatch(r"[a-z-]+/[\w.-]+", id):
         raise ValueError(f"figure id {id!r} is not <doc>/<section>-<slug>")
+    if not isinstance(title, str) or len(title) > 70 or "\n" in title:
+        raise ValueError(f"{id}: the title must be one line of at most 70 characters")
     if isinstance(cubes, str):
         raise TypeError(f"{id}: cubes must be a tuple of cube names, not one string")
     targets = {}
@@ -56,16 +61,18 @@ def _figure(module: str, function: str, id: str, cubes=(), settings=None) -> Fig
             if cube not in cubes:
                 raise ValueError(f"{id}: setting {name!r} selects from {cube!r}, not in its cubes")
         targets[str(name)] = tuple(tuple(p) for p in pairs)
-    return Figure(id, module, function, tuple(cubes), targets)
+    return Figure(id, module, function, tuple(cubes), targets, title)
 
 
-def figure(id: str, cubes: tuple[str, ...] = (), settings: Mapping | None = None) -> Callable:
+def figure(
+    id: str, cubes: tuple[str, ...] = (), settings: Mapping | None = None, title: str = ""
+) -> Callable:
     """Declare a drawing function as the figure ``id`` (see the module docstring). The function
     is called as ``fn(cubes, **settings)``, with the cubes it names and its settings' values."""
 
     def mark(fn):
         module = fn.__module__.rsplit(".", 1)[-1]
-        fn.figure = _figure(module, fn.__name__, id, cubes, settings)
+        fn.figure = _figure(module, fn.__name__, id, cubes, settings, title)
         return fn
 
     return mark
@@ -77,6 +84,22 @@ def caption(fn) -> str:
     if not text:
         raise ValueError(f"figure function {fn.__name__} has no docstring, hence no caption")
     return text
+
+
+def heading(title: str, caption_text: str) -> str:
+    """The title a reader sees: the declared one, or else the caption's first sentence (cut at a
+    word before 70 characters)."""
+    if title:
+        return title
+    first = re.split(r"(?<=\.)\s", " ".join(caption_text.split()), maxsplit=1)[0].rstrip(".")
+    return first if len(first) <= 70 else first[:67].rsplit(" ", 1)[0] + "..."
+
+
+def source_line(fig: Figure, directory: Path = FIGURES_DIR) -> int:
+    """The line of the figure module where the drawing function is defined."""
+    text = (directory / f"{fig.module}.py").read_text(encoding="utf-8")
+    found = re.search(rf"^def {re.escape(fig.function)}\(", text, re.MULTILINE)
+    return text.count("\n", 0, found.start()) + 1 if found else 1
 
 
 # ----------------------------------------------------------------------------- the text scan

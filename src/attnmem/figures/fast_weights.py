@@ -10,11 +10,12 @@ import numpy as np
 from . import style
 from .catalog import figure
 
+# label, colour, line style, marker: red and green also differ in line and marker
 STORE_LOOK = {
-    "hebbian": ("add (Hebbian)", style.LIMIT, "-"),
-    "least_squares": ("least squares", style.RESULT, "-"),
-    "delta": ("delta rule, one pass", style.QUERY, "-"),
-    "softmax": ("softmax cache", style.OBSERVED, "-"),
+    "hebbian": ("add (Hebbian)", style.LIMIT, "-", "o"),
+    "least_squares": ("least squares", style.RESULT, "--", "s"),
+    "delta": ("delta rule, one pass", style.QUERY, "-.", "^"),
+    "softmax": ("softmax cache", style.OBSERVED, "-", "D"),
 }
 DEFAULT_GAP = 6  # the gap of the Flo prompt (line 864), where the drag rings open
 DEFAULT_GAMMA = 0.9  # the decay of the Check (line 976)
@@ -24,7 +25,9 @@ def _mean_sd(da):
     return da.mean("seed").values, da.std("seed", ddof=1).values
 
 
-@figure("first-principles/D3-two-memories")
+@figure(
+    "first-principles/D3-two-memories", title="Two stores in one layer: slow weights, fast context"
+)
 def two_memories(cubes):
     """A schematic of the two stores of a layer. Both are read the same way, as a sum of values
     weighted by a score of key against query; the feed-forward weights are written by training
@@ -39,7 +42,7 @@ def two_memories(cubes):
         3.95,
         "one read: output = sum over pairs of value x score(key . query)",
         ha="center",
-        fontsize=11,
+        fontsize=style.LARGE,
         color=style.STORED,
     )
     rows = [
@@ -59,7 +62,11 @@ def two_memories(cubes):
     return fig
 
 
-@figure("first-principles/D3-two-readers", cubes=("fast_weight_algebra",))
+@figure(
+    "first-principles/D3-two-readers",
+    title="One prompt written into a small state, token by token",
+    cubes=("fast_weight_algebra",),
+)
 def two_readers(cubes):
     """The Flo prompt written into an 8 x 8 state one token at a time, each word under a fresh
     random unit key with a random unit embedding as its value (first seed's draw). Left, the
@@ -114,15 +121,19 @@ def two_readers(cubes):
             color=style.GREY,
             label="closest other name",
         )
-        ax.set_xticks(steps, words, rotation=60, fontsize=8)
+        ax.set_xticks(steps, words, rotation=60, fontsize=style.SMALL)
         ax.set_ylim(-0.1, 1.05)
         ax.set_ylabel("cosine (1)")
         ax.set_title(title)
-    axes[1].legend(loc="lower left", fontsize=8)
+    axes[1].legend(loc="lower left", fontsize=style.SMALL)
     return fig
 
 
-@figure("first-principles/D3-gap-accuracy", cubes=("toylang_readers",))
+@figure(
+    "first-principles/D3-gap-accuracy",
+    title="A fixed state forgets with the gap, a cache does not",
+    cubes=("toylang_readers",),
+)
 def gap_accuracy(cubes):
     """Share of 300 random ToyLang sentences in which each reader names the first word, with
     every word written, against the gap L (mean over the seeded runs, band one standard
@@ -136,7 +147,7 @@ def gap_accuracy(cubes):
         1, 2, figsize=(12, 4.2), layout="constrained", gridspec_kw={"width_ratios": (1.6, 1)}
     )
     for reader in ("hebbian", "delta", "least_squares", "softmax"):
-        label, color, ls = STORE_LOOK[reader]
+        label, color, ls, _ = STORE_LOOK[reader]
         m, s = _mean_sd(ds["accuracy"].sel(gate="every_word", reader=reader))
         ax.plot(L, m, ls, color=color, label=label.replace(", one pass", ""))
         ax.fill_between(L, m - s, m + s, color=color, alpha=0.15)
@@ -145,17 +156,21 @@ def gap_accuracy(cubes):
     ax.set_xlabel("gap L (filler words)")
     ax.set_ylabel("share of sentences, first word named (1)")
     ax.set_ylim(0, 1.05)
-    ax.legend(fontsize=8, loc="lower left")
+    ax.legend(fontsize=style.SMALL, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=3)
     ax.set_title("8 x 8 state against a cache, every word written")
     bx.plot(L, ds["cache_numbers"].isel(seed=0), color=style.OBSERVED, label="cache: 2 d (8 + L)")
     bx.axhline(float(ds["state_numbers"].isel(seed=0)), color=style.STORED, label="state: d^2 = 64")
     bx.set_xlabel("gap L (filler words)")
     bx.set_ylabel("numbers held (numbers)")
-    bx.legend(fontsize=8)
+    bx.legend(fontsize=style.SMALL)
     return fig
 
 
-@figure("first-principles/D4-forget-then-write", cubes=("fast_memory_exact",))
+@figure(
+    "first-principles/D4-forget-then-write",
+    title="Adding keeps the old value, the delta rule replaces it",
+    cubes=("fast_memory_exact",),
+)
 def forget_then_write(cubes):
     """The hand-worked writes under one key. Left, Ann = 3 and then Cy = 5: adding reads back
     their sum 8, the delta rule reads back the newest value 5. Right, a neighbour pair (7 under
@@ -168,7 +183,7 @@ def forget_then_write(cubes):
     ax.axhline(5, color=style.QUERY, ls="--", label="Cy = 5, the newest value")
     ax.set_ylabel("read at the shared key (1)")
     ax.set_title("Ann = 3, then Cy = 5, one key")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=style.SMALL)
     vals = [7.0, float(ds["neighbour_read_kprime"])]
     bx.bar(["before", "after writing Ann"], vals, color=[style.STORED, style.QUERY])
     bx.set_ylabel("read at the neighbour's key k' (1)")
@@ -178,22 +193,25 @@ def forget_then_write(cubes):
     return fig
 
 
-@figure("first-principles/D4-four-ways", cubes=("write_rule_streams", "fast_memory_exact"))
+@figure(
+    "first-principles/D4-four-ways",
+    title="Four ways to store pairs, and their recall error",
+    cubes=("write_rule_streams", "fast_memory_exact"),
+)
 def four_ways(cubes):
     """Squared error of the recalled value against the number of random pairs stored in 16
     dimensions, for four ways of storing them: adding outer products, least squares, one pass of
-    the delta rule and a softmax cache (dots, Monte Carlo over every draw of every seed; dashed,
-    the closed forms of the two linear stores). The dotted line at 1 is the error of answering
-    nothing."""
+    the delta rule and a softmax cache (markers, Monte Carlo over every draw of every seed;
+    lines, the closed forms of the two linear stores). The dotted line at 1 is the error of
+    answering nothing."""
     ds = cubes["write_rule_streams"]
     ex = cubes["fast_memory_exact"]
     m = ds["pairs"].values
     fig, ax = plt.subplots(figsize=(8, 4.4), layout="constrained")
-    for store, (label, color, _) in STORE_LOOK.items():
-        ax.plot(
-            m, ds["store_error"].sel(store=store).mean("seed"), "o", ms=3, color=color, label=label
-        )
-    ax.plot(m, ex["hebbian_closed_error"], "--", color=style.LIMIT, lw=1, label="(m - 1)/d")
+    for store, (label, color, _, marker) in STORE_LOOK.items():
+        mean = ds["store_error"].sel(store=store).mean("seed")
+        ax.plot(m, mean, marker, ms=3, color=color, label=label)
+    ax.plot(m, ex["hebbian_closed_error"], "-", color=style.LIMIT, lw=1, label="(m - 1)/d")
     ax.plot(
         m, ex["least_squares_closed_error"], "--", color=style.RESULT, lw=1, label="max(0, 1 - d/m)"
     )
@@ -201,7 +219,7 @@ def four_ways(cubes):
     ax.axvline(16, color=style.GREY, lw=0.8)
     ax.set_xlabel("stored pairs m (d = 16)")
     ax.set_ylabel("squared error of the recalled value (1)")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=style.SMALL)
     return fig
 
 
@@ -220,19 +238,19 @@ def _age_panel(ax, ds, ex, gamma):
     ax.plot(
         age,
         ds["decay_age_error"].sel(gamma=gamma).mean("seed"),
-        "o",
+        "s",
         ms=3,
         color=style.OBSERVED,
         label=f"decay, gamma = {gamma:g}",
     )
-    ax.plot(age, cl.sel(gamma=gamma), "-", color=style.OBSERVED, lw=1)
+    ax.plot(age, cl.sel(gamma=gamma), "--", color=style.OBSERVED, lw=1)
     ax.plot(
-        age, ds["delta_age_error"].mean("seed"), "o-", ms=3, color=style.QUERY, label="delta rule"
+        age, ds["delta_age_error"].mean("seed"), "^-.", ms=3, color=style.QUERY, label="delta rule"
     )
     ax.plot(
         age,
         ds["softmax_age_error"].mean("seed"),
-        "o-",
+        "D:",
         ms=3,
         color=style.RESULT,
         label="softmax cache",
@@ -243,7 +261,11 @@ def _age_panel(ax, ds, ex, gamma):
     ax.set_ylim(0, 3.1)
 
 
-@figure("first-principles/D4-error-by-age", cubes=("write_rule_streams", "fast_memory_exact"))
+@figure(
+    "first-principles/D4-error-by-age",
+    title="Recall error by the age of a pair",
+    cubes=("write_rule_streams", "fast_memory_exact"),
+)
 def error_by_age(cubes):
     """Squared error of each pair's read against how many writes ago it was stored, 24 random
     pairs in 8 dimensions: adding (red), decay with gamma = 0.9 (blue), the delta rule (copper)
@@ -252,11 +274,15 @@ def error_by_age(cubes):
     ds, ex = cubes["write_rule_streams"], cubes["fast_memory_exact"]
     fig, ax = plt.subplots(figsize=(8, 4.4), layout="constrained")
     _age_panel(ax, ds, ex, DEFAULT_GAMMA)
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=style.SMALL, loc="upper left", bbox_to_anchor=(1.01, 1))
     return fig
 
 
-@figure("first-principles/D4-gated-write", cubes=("toylang_readers",))
+@figure(
+    "first-principles/D4-gated-write",
+    title="A gate that writes only what matters",
+    cubes=("toylang_readers",),
+)
 def gated_write(cubes):
     """How often (out of 300 ToyLang sentences) the Hebbian state recovers the first word when
     all words are written (grey) and under a hand-set gate that writes only the names and the
@@ -274,7 +300,7 @@ def gated_write(cubes):
         ax.plot(L, m, color=color, label=label)
         ax.fill_between(L, m - s, m + s, color=color, alpha=0.15)
     for reader in ("delta", "least_squares"):
-        lab, color, _ = STORE_LOOK[reader]
+        lab, color, _, _ = STORE_LOOK[reader]
         ax.plot(
             L,
             ds["accuracy"].sel(gate="gated", reader=reader).mean("seed"),
@@ -286,11 +312,15 @@ def gated_write(cubes):
     ax.set_xlabel("gap L (filler words)")
     ax.set_ylabel("share of sentences, first word named (1)")
     ax.set_ylim(0, 1.05)
-    ax.legend(fontsize=8, loc="lower left")
+    ax.legend(fontsize=style.SMALL, loc="upper left", bbox_to_anchor=(1.01, 1))
     return fig
 
 
-@figure("memory-math/ch4-careful-write", cubes=("write_rule_streams", "fast_memory_exact"))
+@figure(
+    "memory-math/ch4-careful-write",
+    title="Least squares is exact until the store is full",
+    cubes=("write_rule_streams", "fast_memory_exact"),
+)
 def careful_write(cubes):
     """Recall error of an outer-product store and a least-squares store against the number of
     stored random pairs with 16-dimensional keys, mean over three draws (dots), with the closed
@@ -302,17 +332,21 @@ def careful_write(cubes):
     few = ds["store_error_few"].isel(seed=0)
     fig, ax = plt.subplots(figsize=(7.5, 4.2), layout="constrained")
     ax.plot(m, few.sel(store="hebbian"), "o", ms=3, color=style.LIMIT, label="outer product")
-    ax.plot(m, few.sel(store="least_squares"), "o", ms=3, color=style.RESULT, label="least squares")
-    ax.plot(m, ex["hebbian_closed_error"], color=style.LIMIT, lw=1)
-    ax.plot(m, ex["least_squares_closed_error"], color=style.RESULT, lw=1)
+    ax.plot(m, few.sel(store="least_squares"), "s", ms=3, color=style.RESULT, label="least squares")
+    ax.plot(m, ex["hebbian_closed_error"], "-", color=style.LIMIT, lw=1)
+    ax.plot(m, ex["least_squares_closed_error"], "--", color=style.RESULT, lw=1)
     ax.axvline(16, color=style.GREY, lw=0.8, ls="--")
     ax.set_xlabel("stored memories M (d_k = 16)")
     ax.set_ylabel("squared recall error (1)")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=style.SMALL)
     return fig
 
 
-@figure("memory-math/ch9-cache-vs-state", cubes=("write_rule_streams",))
+@figure(
+    "memory-math/ch9-cache-vs-state",
+    title="A growing cache against a fixed state",
+    cubes=("write_rule_streams",),
+)
 def cache_vs_state(cubes):
     """Left, the numbers a key-value cache holds as tokens are read (two rows of 4 per token)
     against a 4 x 4 state that never grows. Right, the squared error each memory makes when
@@ -326,18 +360,22 @@ def cache_vs_state(cubes):
     ax.bar(t + 0.2, np.full_like(t, 16), width=0.4, color=style.STORED, label="state: 4 x 4")
     ax.set_xlabel("tokens read")
     ax.set_ylabel("numbers held (numbers)")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=style.SMALL)
     err = ds["first_value_error"].mean("seed")
     bx.plot(t, err.sel(memory="state"), "o-", color=style.STORED, label="state, linear read")
     bx.plot(t, err.sel(memory="cache"), "o-", color=style.OBSERVED, label="cache, softmax read")
     bx.axhline(1, color=style.GREY, ls=":")
     bx.set_xlabel("tokens read")
     bx.set_ylabel("squared error on the first value (1)")
-    bx.legend(fontsize=8)
+    bx.legend(fontsize=style.SMALL)
     return fig
 
 
-@figure("memory-math/ch9-cache-vs-weights", cubes=("fast_memory_exact",))
+@figure(
+    "memory-math/ch9-cache-vs-weights",
+    title="When the cache outgrows the weights",
+    cubes=("fast_memory_exact",),
+)
 def cache_vs_weights(cubes):
     """Memory of a model with width 4096 and 32 layers in 16-bit numbers: the parameters stay at
     about 12.9 GB whatever the context, while the key-value cache grows by 0.52 MB per token and
@@ -358,11 +396,15 @@ def cache_vs_weights(cubes):
     )
     ax.set_xlabel("context length (tokens, log scale)")
     ax.set_ylabel("memory (GB, log scale)")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=style.SMALL)
     return fig
 
 
-@figure("memory-math/ch10-error-by-age", cubes=("write_rule_streams", "fast_memory_exact"))
+@figure(
+    "memory-math/ch10-error-by-age",
+    title="Decay trades lost signal for less noise",
+    cubes=("write_rule_streams", "fast_memory_exact"),
+)
 def age_sweep(cubes):
     """Recall error against the age of the pair in a stream of 24 random pairs in 8 dimensions,
     one panel per decay gamma (in place of the note's drag handle): adding (red) is wrong
@@ -376,5 +418,7 @@ def age_sweep(cubes):
     for ax, g in zip(axes, gammas, strict=True):
         _age_panel(ax, ds, ex, float(g))
         ax.set_title(f"gamma = {g:g}" + (" (default)" if g == DEFAULT_GAMMA else ""))
-    axes[0].legend(fontsize=7, loc="upper left")
+    handles, labels = axes[0].get_legend_handles_labels()
+    labels = ["decay, the panel's gamma" if s.startswith("decay") else s for s in labels]
+    fig.legend(handles, labels, fontsize=style.SMALL, loc="outside right upper")
     return fig

@@ -44,6 +44,7 @@ def _lines(ax, one, layers, colour, label_fmt):
 
 @figure(
     "first-principles/E3-gradient-steps",
+    title="Linear-attention layers as gradient steps on the examples",
     cubes=("icl_stack_gd", "icl_worked_line"),
     settings={"drawn_d": ("icl_stack_gd", "d")},
 )
@@ -63,8 +64,8 @@ def e3_gradient_steps(cubes, drawn_d):
     line = cubes["icl_worked_line"]
     fig, axes = plt.subplots(2, 2, figsize=(11, 8), layout="constrained")
     _lines(axes[0, 0], one, SHOWN_LAYERS, style.STORED, "after {} layers")
-    axes[0, 0].set_title("our draw: 8 examples, step 0.5 on the mean loss", fontsize=9)
-    axes[0, 0].legend(fontsize=7, loc="upper left")
+    axes[0, 0].set_title("our draw: 8 examples, step 0.5 on the mean loss", fontsize=style.SMALL)
+    axes[0, 0].legend(fontsize=style.SMALL, loc="upper left")
 
     ax = axes[0, 1]
     layers = one["layer"].values
@@ -77,9 +78,9 @@ def e3_gradient_steps(cubes, drawn_d):
     ax2.axhline(float(one["ls_loss"]), color=style.LIMIT, ls=":", label="floor")
     ax2.set_ylabel("mean loss (1/2m) sum r^2 (log scale)")
     ax2.grid(False)
-    ax.legend(loc="center right", bbox_to_anchor=(1.0, 0.6), fontsize=7)
-    ax2.legend(loc="center right", bbox_to_anchor=(1.0, 0.4), fontsize=7)
-    ax.set_title("our draw: slope climbs, loss falls to the floor", fontsize=9)
+    ax.legend(loc="center right", bbox_to_anchor=(1.0, 0.6), fontsize=style.SMALL)
+    ax2.legend(loc="center right", bbox_to_anchor=(1.0, 0.4), fontsize=style.SMALL)
+    ax.set_title("our draw: slope climbs, loss falls to the floor", fontsize=style.SMALL)
 
     fl = line["fig_layer"].values
     ax = axes[1, 0]
@@ -89,8 +90,8 @@ def e3_gradient_steps(cubes, drawn_d):
     ax.axhline(slopes[3], color="black", ls="--", label=f"printed least squares {slopes[3]}")
     ax.set_xlabel("layers")
     ax.set_ylabel("slope (1)")
-    ax.legend(fontsize=7)
-    ax.set_title("note's readings: one data set fits every slope", fontsize=9)
+    ax.legend(fontsize=style.SMALL)
+    ax.set_title("note's readings: one data set fits every slope", fontsize=style.SMALL)
 
     ax = axes[1, 1]
     ax.semilogy(fl, line["fig_loss_curve"], color=style.LIMIT, label="closed form, fitted data")
@@ -107,14 +108,16 @@ def e3_gradient_steps(cubes, drawn_d):
     ax.set_ylabel("loss on the examples (log scale)")
     miss = line["fig_worst_miss"].values
     ax.set_title(
-        f"largest miss {miss[0]:.2f} half units (losses from 1 layer: {miss[1]:.0f})", fontsize=9
+        f"largest miss {miss[0]:.2f} half units (losses from 1 layer: {miss[1]:.0f})",
+        fontsize=style.SMALL,
     )
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=style.SMALL)
     return fig
 
 
 @figure(
     "memory-math/ch11-gradient-steps",
+    title="k layers, k gradient steps",
     cubes=("icl_stack_gd",),
     settings={"drawn_d": ("icl_stack_gd", "d")},
 )
@@ -131,13 +134,14 @@ def ch11_gradient_steps(cubes, drawn_d):
     fig, axes = plt.subplots(2, 3, figsize=(11, 6.5), layout="constrained", sharey=True)
     for ax, k in zip(axes.ravel(), ks, strict=True):
         _lines(ax, one, (k,), style.QUERY, "after {} steps")
-        ax.set_title(f"k = {k} layers = {k} gradient steps", fontsize=9)
-    axes[0, 0].legend(fontsize=7)
+        ax.set_title(f"k = {k} layers = {k} gradient steps", fontsize=style.SMALL)
+    axes[0, 0].legend(fontsize=style.SMALL)
     return fig
 
 
 @figure(
     "first-principles/E4-induction",
+    title="A hand-set induction circuit copies the next token",
     cubes=("induction_circuit",),
     settings={"arc_beta": ("induction_circuit", "beta")},
 )
@@ -160,11 +164,11 @@ def e4_induction(cubes, arc_beta):
     ax = fig.add_subplot(gs[0, :])
     n = len(tokens)
     for i, (w, p) in enumerate(zip(tokens, prev, strict=True)):
-        ax.text(i, 0, w, ha="center", va="center", color=style.OBSERVED, fontsize=11)
-        ax.text(i, -0.6, p, ha="center", va="center", color=style.GREY, fontsize=9)
-        ax.text(i, -1.1, str(i), ha="center", va="center", color="black", fontsize=7)
-    ax.text(-0.9, -0.6, "PREV", ha="right", va="center", color=style.GREY, fontsize=9)
-    ax.text(-0.9, 0, "TOK", ha="right", va="center", color=style.OBSERVED, fontsize=9)
+        ax.text(i, 0, w, ha="center", va="center", color=style.OBSERVED, fontsize=style.LARGE)
+        ax.text(i, -0.6, p, ha="center", va="center", color=style.GREY, fontsize=style.SMALL)
+        ax.text(i, -1.1, str(i), ha="center", va="center", color="black", fontsize=style.SMALL)
+    ax.text(-0.9, -0.6, "PREV", ha="right", va="center", color=style.GREY, fontsize=style.SMALL)
+    ax.text(-0.9, 0, "TOK", ha="right", va="center", color=style.OBSERVED, fontsize=style.SMALL)
     for c, q in enumerate(at["second_copy"].values):
         qi = int(str(q).split(" ")[0])
         t = int(at["target_position"].values[c])
@@ -187,27 +191,27 @@ def e4_induction(cubes, arc_beta):
             f"weight {w:.3f}\np = {p:.3f}\n-> {tokens[t]}",
             ha="center",
             va="top",
-            fontsize=7,
+            fontsize=style.SMALL,
             color=style.QUERY,
         )
-    ax.text(-0.9, -1.6, "query row", ha="right", va="top", color=style.QUERY, fontsize=9)
+    ax.text(-0.9, -1.6, "query row", ha="right", va="top", color=style.QUERY, fontsize=style.SMALL)
     ax.set_xlim(-2, n)
     ax.set_ylim(-2.6, 2.4)
     ax.set_axis_off()
     ax.set_title(
         f"beta = {arc_beta:g}: each second-copy token (arc start) reads the position whose PREV "
         "equals it; below: its attention weight and the probability of the copied token",
-        fontsize=9,
+        fontsize=style.SMALL,
     )
 
     ax = fig.add_subplot(gs[1, 0])
     im = ax.imshow(at["attention2"].values, cmap="Oranges", vmin=0, vmax=1)
     labels = [f"{i} {w}" for i, w in enumerate(tokens)]
-    ax.set_xticks(range(n), labels, rotation=90, fontsize=7)
-    ax.set_yticks(range(n), labels, fontsize=7)
+    ax.set_xticks(range(n), labels, rotation=90, fontsize=style.SMALL)
+    ax.set_yticks(range(n), labels, fontsize=style.SMALL)
     ax.set_xlabel("position looked at (key)")
     ax.set_ylabel("position asking (query)")
-    ax.set_title(f"layer-2 attention at beta = {arc_beta:g}", fontsize=9)
+    ax.set_title(f"layer-2 attention at beta = {arc_beta:g}", fontsize=style.SMALL)
     ax.grid(False)
     fig.colorbar(im, ax=ax, label="attention weight (1)", shrink=0.8)
 
@@ -245,6 +249,6 @@ def e4_induction(cubes, arc_beta):
     ax.set_xscale("log")
     ax.set_xlabel("sharpness beta (log scale)")
     ax.set_ylabel("weight, probability or share (1)")
-    ax.legend(fontsize=7)
-    ax.set_title(f"second copy over beta ({arc_beta:g} marked)", fontsize=9)
+    ax.legend(fontsize=style.SMALL, loc="lower right", **style.FRAMED)
+    ax.set_title(f"second copy over beta ({arc_beta:g} marked)", fontsize=style.SMALL)
     return fig

@@ -8,7 +8,11 @@ from . import style
 from .catalog import figure
 
 
-@figure("first-principles/E4-induction-training", cubes=("induction_training",))
+@figure(
+    "first-principles/E4-induction-training",
+    title="Induction heads appear in training at toy scale",
+    cubes=("induction_training",),
+)
 def induction_training(cubes):
     """Induction heads trained at toy scale on repeated random segments. Left: the in-context
     learning score (loss on the last 3 positions minus the first 3) over training steps, one line

@@ -14,6 +14,7 @@ from .catalog import figure
 
 @figure(
     "first-principles/C1-circle-lookup",
+    title="A query on a circle of keys, hard and soft",
     cubes=("circle_lookup",),
     settings={"circle_betas": ("circle_lookup", "beta")},
 )
@@ -45,10 +46,11 @@ def circle_lookup(cubes, circle_betas):
             w = ds["circle_weight"].sel(beta=beta).values
             answer = float(ds["circle_answer"].sel(beta=beta))
         rad = np.deg2rad(keys)
-        ax.scatter(np.cos(rad), np.sin(rad), s=20 + 600 * w, color=style.OBSERVED, zorder=3)
-        for k, wk, r in zip(keys, w, rad, strict=True):
+        sizes = 20 + 600 * w
+        ax.scatter(np.cos(rad), np.sin(rad), s=sizes, color=style.OBSERVED, zorder=3)
+        for k, wk, r, size in zip(keys, w, rad, sizes, strict=True):
             label = f"{k:.0f}°: {wk:.3f}" if wk >= 0.001 else f"{k:.0f}°"
-            ax.text(1.25 * np.cos(r), 1.25 * np.sin(r), label, ha="center", fontsize=7)
+            style.ring_label(ax, (np.cos(r), np.sin(r)), label, size)
         q = np.deg2rad(60)
         ax.annotate(
             "",
@@ -56,12 +58,10 @@ def circle_lookup(cubes, circle_betas):
             (0, 0),
             arrowprops={"arrowstyle": "->", "color": style.QUERY},
         )
-        ax.set_xlim(-1.6, 1.6)
+        ax.set_xlim(-1.9, 1.9)
         ax.set_ylim(-1.6, 1.6)
-        ax.set_xticks([])
-        ax.set_yticks([])
-        ax.grid(False)
-        ax.set_title(f"{title}\nanswer o = {answer:+.2f}", fontsize=9)
+        ax.set_axis_off()
+        ax.set_title(f"{title}\nanswer o = {answer:+.2f}", fontsize=style.SMALL)
     ax = fig.add_subplot(grid[3])
     angle = ds["angle"].values
     ax.plot(angle, ds["circle_hard_sweep"].isel(beta=0), color=style.GREY, label="hard (β = ∞)")
@@ -70,12 +70,22 @@ def circle_lookup(cubes, circle_betas):
     mean = float(ds["circle_mean_value"].isel(beta=0))
     ax.axhline(mean, color=style.GREY, ls=":", lw=0.8, label=f"plain mean {mean:.2f}")
     ax.axvline(60, color=style.QUERY, lw=0.8, label="query at 60°")
-    for k, v in values.items():
-        ax.annotate(f"key {k}°, v = {v:+.1f}", (k, v), fontsize=7, color=style.OBSERVED)
+    for k, v in values.items():  # above the top step, below the bottom one
+        ax.annotate(
+            f"key {k}°, v = {v:+.1f}",
+            (k, v),
+            xytext=(0, 9 if v > 0 else -9),
+            textcoords="offset points",
+            va="center",
+            fontsize=style.SMALL,
+            color=style.OBSERVED,
+            bbox=style.LABEL_BOX,
+        )
+    ax.set_ylim(-0.75, 1.0)
     ax.set_xlabel("query angle (degrees)")
     ax.set_ylabel("answer o (value units)")
     ax.set_title("the blended answer as the query goes round")
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=style.SMALL, loc="lower right")
     return fig
 
 
@@ -91,19 +101,20 @@ def _heat(ax, w, title, vmax=1.0, cmap="Purples"):
                 f"{v:.2f}",
                 ha="center",
                 va="center",
-                fontsize=5.5,
+                fontsize=style.SMALL,
                 color="white" if abs(v) > 0.6 * vmax else "black",
             )
-    ax.set_xticks(range(n), range(1, n + 1), fontsize=7)
-    ax.set_yticks(range(n), range(1, n + 1), fontsize=7)
-    ax.set_xlabel("key (column)", fontsize=8)
-    ax.set_ylabel("query (row)", fontsize=8)
-    ax.set_title(title, fontsize=9)
+    ax.set_xticks(range(n), range(1, n + 1))  # ticks, labels and titles as in the line panels
+    ax.set_yticks(range(n), range(1, n + 1))
+    ax.set_xlabel("key (column)")
+    ax.set_ylabel("query (row)")
+    ax.set_title(title)
     ax.grid(False)
 
 
 @figure(
     "first-principles/C1-attention-matrix",
+    title="The attention matrix as sharpness grows",
     cubes=("circle_lookup",),
     settings={"matrix_betas": ("circle_lookup", "beta"), "causal_beta": ("circle_lookup", "beta")},
 )
@@ -139,7 +150,7 @@ def attention_matrix(cubes, matrix_betas, causal_beta):
     ax.set_ylabel("rank (1)")
     ax.set_ylim(0, 9)
     ax.set_title("rank against β")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=style.SMALL)
     ax = fig.add_subplot(grid[1, 3])
     order = ds["order"].values
     ax.plot(
@@ -149,12 +160,13 @@ def attention_matrix(cubes, matrix_betas, causal_beta):
     ax.set_xlabel("last power k kept in the series of exp")
     ax.set_ylabel("rank (1)")
     ax.set_title("two more per angular frequency (β = 3)")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=style.SMALL)
     return fig
 
 
 @figure(
     "first-principles/C1-toylang-pointer",
+    title="A pointer that finds the subject across the gap",
     cubes=("latent_pointer",),
     settings={
         "pointer_L": ("latent_pointer", "L"),
@@ -186,11 +198,11 @@ def toylang_pointer(cubes, pointer_L, pointer_betas, annotated_betas):
             label=f"β = {beta}",
         )
     ax.axhline(1 / m, color=style.GREY, ls=":", lw=0.8, label="1/m")
-    ax.set_xticks(range(m), [f"{w}\n{j}" for j, w in enumerate(words)], fontsize=6.5)
+    ax.set_xticks(range(m), [f"{w}\n{j}" for j, w in enumerate(words)], fontsize=style.SMALL)
     ax.set_ylabel("pointer weight a_j (1)")
     ax.set_xlabel("earlier token and its position (key (1,0) at 0, (0,1) at 2, else 0)")
     ax.set_title(f"query (1,0) at 'thanked' (L = {pointer_L}, m = {m})")
-    ax.legend(fontsize=7, ncol=3)
+    ax.legend(fontsize=style.SMALL, ncol=3)
     ax = fig.add_subplot(grid[1])
     beta = ds["beta"].values
     ax.plot(beta, ds["cost_final"], "o-", color=style.RESULT, label="cost of the final name")
@@ -200,17 +212,26 @@ def toylang_pointer(cubes, pointer_L, pointer_betas, annotated_betas):
     )
     for b in annotated_betas:
         c = float(ds["cost_final"].sel(beta=b))
-        ax.annotate(f"{c:.3g}", (b, c), (b + 0.3, c + 0.25), fontsize=7)
+        ax.annotate(
+            f"{c:.3g}",
+            (b, c),
+            xytext=(5, 5),
+            textcoords="offset points",
+            fontsize=style.SMALL,
+            bbox=style.LABEL_BOX,
+        )
     ax.set_yscale("symlog", linthresh=0.01)
+    ax.set_ylim(top=30)  # room above the bag's line for the first label
     ax.set_xlabel("sharpness β")
     ax.set_ylabel("cost (nats, symmetric log scale)")
     ax.set_title("cost falls as the weight moves to the source")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=style.SMALL)
     return fig
 
 
 @figure(
     "first-principles/C1-pointer-vs-window",
+    title="A pointer reaches any distance, a window does not",
     cubes=("latent_pointer",),
     settings={"window_beta": ("latent_pointer", "beta"), "gap_bars": ("latent_pointer", "L")},
 )
@@ -231,12 +252,22 @@ def pointer_vs_window(cubes, window_beta, gap_bars):
         gap, ds["cost_final"], "o-", color=style.RESULT, ms=3, label=f"attention, β = {window_beta}"
     )
     ax.axhline(0.02, color=style.GREY, ls=":", lw=0.8)
-    ax.text(gap.max(), 0.025, "0.02 nats", ha="right", fontsize=7, color=style.GREY)
+    ax.annotate(
+        "0.02 nats",
+        (gap.max(), 0.02),
+        xytext=(0, 5),
+        textcoords="offset points",
+        ha="right",
+        va="bottom",
+        fontsize=style.SMALL,
+        color=style.GREY,
+        bbox=style.LABEL_BOX,
+    )
     ax.axvline(max(gap_bars), color=style.QUERY, lw=0.6)
     ax.set_xlabel("gap L (fillers)")
     ax.set_ylabel("cost of the final name (nats)")
     ax.set_title("a pointer reaches any distance")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=style.SMALL)
     for i, g in enumerate(gap_bars):
         sub = fig.add_subplot(grid[i, 1])
         w = ds["weight"].sel(L=g).values
@@ -248,20 +279,21 @@ def pointer_vs_window(cubes, window_beta, gap_bars):
             "X",
             (0, w[0]),
             (1.5, 0.7),
-            fontsize=8,
+            fontsize=style.SMALL,
             color=style.OBSERVED,
             arrowprops={"arrowstyle": "->", "color": style.OBSERVED},
         )
         sub.set_xlim(-1, m + 1)
         sub.set_ylim(0, 1.05)
-        sub.set_ylabel("weight", fontsize=8)
-        sub.set_title(f"L = {g}: shaded = the window's 8 cells, '?' at {m}", fontsize=8)
+        sub.set_ylabel("weight", fontsize=style.SMALL)
+        sub.set_title(f"L = {g}: shaded = the window's 8 cells, '?' at {m}", fontsize=style.SMALL)
     sub.set_xlabel("earlier position")
     return fig
 
 
 @figure(
     "first-principles/C2-equivariance-strips",
+    title="Without positions, outputs move with their tokens",
     cubes=("set_equivariance",),
     settings={"model_width": ("set_equivariance", "width")},
 )
@@ -280,24 +312,25 @@ def equivariance_strips(cubes, model_width):
             ax = axes[r, k]
             rows = s.sel(code=code, swap=k).values
             ax.imshow(rows, cmap="PuOr_r", vmin=-vmax, vmax=vmax, aspect="auto")
-            ax.set_yticks(range(4), ds["token"].values, fontsize=7)
+            ax.set_yticks(range(4), ds["token"].values, fontsize=style.SMALL)
             ax.set_xticks([])
             ax.grid(False)
             gf = np.linalg.norm(rows[0] - rows[1])
             ga = np.linalg.norm(rows[2] - rows[3])
-            ax.set_title(f"{k} swaps\ngaps Flo {gf:.2f}, Ann {ga:.2f}", fontsize=7)
+            ax.set_title(f"{k} swaps\ngaps Flo {gf:.2f}, Ann {ga:.2f}", fontsize=style.SMALL)
             if k == 0:
-                ax.set_ylabel(f"positions: {code}", fontsize=8)
+                ax.set_ylabel(f"positions: {code}", fontsize=style.SMALL)
     fig.suptitle(
         f"output rows ({model_width} features, colour = sign and size) follow their tokens; "
         "with positions the copies differ",
-        fontsize=9,
+        fontsize=style.SMALL,
     )
     return fig
 
 
 @figure(
     "first-principles/C2-mask-positions",
+    title="Masks and positions break the symmetry",
     cubes=("set_equivariance",),
     settings={"model_width": ("set_equivariance", "width")},
 )
@@ -327,11 +360,12 @@ def mask_positions(cubes, model_width):
         ax.plot([], [], ".", color=style.GREY, label="all 8 models")
         ax.axhline(1e-15, color=style.LIMIT, ls=":", lw=0.8, label="1e-15")
         ax.set_yscale("log")
-        ax.set_xticks(x, [labels[m] for m in masks], rotation=20, fontsize=8)
+        ax.set_xticks(x, [labels[m] for m in masks], rotation=20, fontsize=style.SMALL)
         ax.set_title(f"positions: {code}")
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=style.SMALL)
     axes[0].set_ylabel("|output(ξ) - output(ξ')| at 'then' (log scale)")
     fig.suptitle(
-        f"the ln 2 floor a position-free model pays: {float(ds['floor_min']):.4f} nats", fontsize=9
+        f"the ln 2 floor a position-free model pays: {float(ds['floor_min']):.4f} nats",
+        fontsize=style.SMALL,
     )
     return fig

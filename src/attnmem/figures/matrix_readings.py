@@ -13,11 +13,11 @@ from matplotlib.patches import FancyBboxPatch, Rectangle
 from . import style
 from .catalog import figure
 
-# Sign only, as in the note's grids: teal positive, rose negative.
-SIGN = LinearSegmentedColormap.from_list("sign", ["#c2185b", "#ffffff", "#00897b"])
+# Sign only, as in the note's grids: teal positive, brown negative.
+SIGN = LinearSegmentedColormap.from_list("sign", list(style.SIGN))
 
 
-def _grid(ax, m, title, vmax=None, fmt="{:.0f}", fontsize=8):
+def _grid(ax, m, title, vmax=None, fmt="{:.0f}", fontsize=style.SMALL):
     m = np.asarray(m)
     vmax = vmax or max(1e-9, float(np.max(np.abs(m))))
     ax.imshow(m, cmap=SIGN, vmin=-vmax, vmax=vmax)
@@ -26,7 +26,7 @@ def _grid(ax, m, title, vmax=None, fmt="{:.0f}", fontsize=8):
     ax.set_xticks([])
     ax.set_yticks([])
     ax.grid(False)
-    ax.set_title(title, fontsize=9)
+    ax.set_title(title, fontsize=style.SMALL)
 
 
 def _outline(ax, rows, cols, color):
@@ -44,7 +44,10 @@ EXAMPLES = (
 )
 
 
-@figure("memory-math/prologue-two-lookups")
+@figure(
+    "memory-math/prologue-two-lookups",
+    title="Two prompts: an answer from the weights, one from the context",
+)
 def two_lookups(cubes):
     """A schematic of the prologue's two prompts, not a measurement: for the capital question no
     earlier token holds the answer, so it has to come from what the weights stored (violet); for
@@ -76,7 +79,7 @@ def two_lookups(cubes):
                 tok,
                 ha="center",
                 va="center",
-                fontsize=9,
+                fontsize=style.SMALL,
                 color="white" if (last or t in read) else "black",
             )
             centres.append(x + w / 2)
@@ -102,13 +105,19 @@ def two_lookups(cubes):
             ha="center",
             va="center",
             color="white",
-            fontsize=8,
+            fontsize=style.SMALL,
         )
         ax.text(
-            x + 0.2, 0.7, f"→ {answer}", va="center", fontsize=10, color=style.RESULT, weight="bold"
+            x + 0.2,
+            0.7,
+            f"→ {answer}",
+            va="center",
+            fontsize=style.NORMAL,
+            color=style.RESULT,
+            weight="bold",
         )
         label = "attention reads the context (blue)" if read else "no earlier token holds it"
-        ax.text(0, 0.2, label, fontsize=8, color=style.OBSERVED if read else style.GREY)
+        ax.text(0, 0.2, label, fontsize=style.SMALL, color=style.OBSERVED if read else style.GREY)
         ax.set_xlim(-0.1, x + 2.1)
         ax.set_ylim(0, 1)
         ax.axis("off")
@@ -119,7 +128,11 @@ def two_lookups(cubes):
 # ----------------------------------------------------------------------------- chapter 1
 
 
-@figure("memory-math/ch1-two-readings", cubes=("matrix_readings",))
+@figure(
+    "memory-math/ch1-two-readings",
+    title="A matrix times a vector, read by rows and by columns",
+    cubes=("matrix_readings",),
+)
 def two_readings(cubes):
     """One random 3 x 4 integer matrix times a vector, with the first coordinate of the vector
     swept over the range of our entries (dashed line: the value in our draw). Read by rows,
@@ -139,8 +152,8 @@ def two_readings(cubes):
     axes[1].axvline(x[0], color=style.QUERY, ls="--", lw=1, label="default x_1")
     axes[1].set_xlabel("first coordinate x_1 (1)")
     axes[1].set_ylabel("output (1)")
-    axes[1].set_title("rows: every output moves", fontsize=9)
-    axes[1].legend(fontsize=7)
+    axes[1].set_title("rows: every output moves", fontsize=style.SMALL)
+    axes[1].legend(fontsize=style.SMALL)
     for j in range(parts.shape[2]):
         color = style.QUERY if j == 0 else style.STORED
         axes[2].plot(
@@ -155,20 +168,24 @@ def two_readings(cubes):
     axes[2].set_xlabel("first coordinate x_1 (1)")
     axes[2].set_ylabel("first entry of each column term (1)")
     gap = float(cubes["matrix_readings"]["sweep_reading_gap"].max())
-    axes[2].set_title(f"columns: only x_1 c_1 moves; same y (gap {gap:.0e})", fontsize=9)
-    axes[2].legend(fontsize=7)
+    axes[2].set_title(f"columns: only x_1 c_1 moves; same y (gap {gap:.0e})", fontsize=style.SMALL)
+    axes[2].legend(fontsize=style.SMALL)
     return fig
 
 
 # ----------------------------------------------------------------------------- chapter 2
 
 
-@figure("memory-math/ch2-four-readings", cubes=("matrix_readings",))
+@figure(
+    "memory-math/ch2-four-readings",
+    title="Four readings of one matrix product",
+    cubes=("matrix_readings",),
+)
 def four_readings(cubes):
     """The same product C = AB of two small random integer matrices, shown once per reading: the
     outlined cells of A (blue) and B (copper) are what one step of that reading multiplies and
     the outlined cells of C (green) are what it produces. All four groupings agree with the
-    product to the last bit; cells are teal when positive and rose when negative."""
+    product to the last bit; cells are teal when positive and brown when negative."""
     ds = cubes["matrix_readings"].isel(seed=0)
     a, b, c = ds["a"].values, ds["b"].values, ds["c"].values
     m, r = a.shape
@@ -201,12 +218,18 @@ def four_readings(cubes):
         _outline(axes[row, 0], *sa, style.OBSERVED)
         _outline(axes[row, 1], *sb, style.QUERY)
         _outline(axes[row, 2], *sc, style.RESULT)
-        axes[row, 0].set_ylabel(names[row], fontsize=10)
-    fig.suptitle("one product, four groupings of the same sum (teal +, rose −)", fontsize=10)
+        axes[row, 0].set_ylabel(names[row], fontsize=style.NORMAL)
+    fig.suptitle(
+        "one product, four groupings of the same sum (teal +, brown −)", fontsize=style.NORMAL
+    )
     return fig
 
 
-@figure("memory-math/ch2-outer-sum", cubes=("matrix_readings",))
+@figure(
+    "memory-math/ch2-outer-sum",
+    title="A product as a sum of outer products",
+    cubes=("matrix_readings",),
+)
 def outer_sum(cubes):
     """The product AB of a 3 x 4 and a 4 x 3 integer matrix built up one outer product at a
     time: after each added term the distance to AB shrinks and after the fourth it is zero. The
@@ -238,12 +261,16 @@ def outer_sum(cubes):
     axes[5].set_xlabel("outer products summed t")
     axes[5].set_ylabel("rank (1)")
     axes[5].set_xticks(np.arange(1, 5))
-    axes[5].legend(fontsize=7)
-    axes[5].set_title("rank ≤ terms, ≤ min(m, n) = 3", fontsize=9)
+    axes[5].legend(fontsize=style.SMALL)
+    axes[5].set_title("rank ≤ terms, ≤ min(m, n) = 3", fontsize=style.SMALL)
     return fig
 
 
-@figure("memory-math/ch2-singular-values", cubes=("eckart_young",))
+@figure(
+    "memory-math/ch2-singular-values",
+    title="Three singular terms keep almost all of a smooth pattern",
+    cubes=("eckart_young",),
+)
 def singular_values(cubes):
     """Top left and the bottom row: our own 8 x 8 structured pattern (a smooth Gaussian band),
     its energy per singular term on a log scale, and the pattern rebuilt from its first one, two
@@ -262,7 +289,7 @@ def singular_values(cubes):
     ax.set_yscale("log")
     ax.set_xlabel("term k")
     ax.set_ylabel("energy μ_k² (1, log scale)")
-    ax.set_title("pattern: energy per term", fontsize=9)
+    ax.set_title("pattern: energy per term", fontsize=style.SMALL)
     ax = fig.add_subplot(g[0, 1])
     ks = np.arange(kept.size)
     ax.plot(ks, kept, marker="o", color=style.STORED, label="our pattern")
@@ -278,8 +305,8 @@ def singular_values(cubes):
     ax.axvline(3, color=style.QUERY, ls="--", lw=1, label="default: 3 terms")
     ax.set_xlabel("terms kept k")
     ax.set_ylabel("share of energy kept (1)")
-    ax.set_title(f"3 terms keep {kept[3]:.1%} of the pattern", fontsize=9)
-    ax.legend(fontsize=7)
+    ax.set_title(f"3 terms keep {kept[3]:.1%} of the pattern", fontsize=style.SMALL)
+    ax.legend(fontsize=style.SMALL, loc="lower right", **style.FRAMED)
     ax = fig.add_subplot(g[0, 2:])
     err = ds["competitor_error"].values
     best = ds["svd_error"].values
@@ -291,8 +318,8 @@ def singular_values(cubes):
     ax.set_xlabel("squared Frobenius error |A − B|² (1)")
     ax.set_ylabel("seed (random 8 x 8 A)")
     ax.set_yticks(range(err.shape[0]))
-    ax.set_title("no competitor beats the truncated SVD", fontsize=9)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.set_title("no competitor beats the truncated SVD", fontsize=style.SMALL)
+    ax.legend(fontsize=style.SMALL, loc="upper left", bbox_to_anchor=(0, -0.22), ncols=2)
     trunc = s0["pattern_truncated"].values
     vmax = float(np.max(np.abs(s0["pattern"].values)))
     for col, k in enumerate((1, 2, 3)):
@@ -302,7 +329,6 @@ def singular_values(cubes):
             f"first {k} term{'s' if k > 1 else ''} ({kept[k]:.1%} energy)",
             vmax,
             "{:.1f}",
-            6,
         )
     _grid(
         fig.add_subplot(g[1, 3]),
@@ -310,6 +336,5 @@ def singular_values(cubes):
         "our pattern (Gaussian band)",
         vmax,
         "{:.1f}",
-        6,
     )
     return fig

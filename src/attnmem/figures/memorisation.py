@@ -9,7 +9,11 @@ from . import style
 from .catalog import figure
 
 
-@figure("memory-math/ch5-bits-per-parameter", cubes=("fact_capacity",))
+@figure(
+    "memory-math/ch5-bits-per-parameter",
+    title="Bits a small trained MLP stores per parameter",
+    cubes=("fact_capacity",),
+)
 def bits_per_parameter(cubes):
     """Bits of random key -> value facts stored by one-hidden-layer ReLU MLPs against their
     parameter count (violet, one marker per seed and width; log scales), with the lines of 2
@@ -27,11 +31,11 @@ def bits_per_parameter(cubes):
     ax.set_title(
         f"fitted slope {float(slope.mean()):.2f} ± {float(slope.std(ddof=1)):.2f} "
         f"bits/param (sd over {slope.sizes['seed']} seeds)",
-        fontsize=9,
+        fontsize=style.SMALL,
     )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("parameters (log scale)")
     ax.set_ylabel("bits stored (bits, log scale)")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=style.SMALL)
     return fig

@@ -43,14 +43,16 @@ def _cell(ax, x, y, role, top, bottom, width=0.92, height=0.8):
     else:
         patch = Rectangle((x, y), width, height, fc="#e6e6e6", ec=style.GREY)
     ax.add_patch(patch)
-    size = 8 if len(top) <= 5 else 6.5
-    ax.text(x + width / 2, y + 0.55 * height, top, ha="center", va="center", fontsize=size)
+    ax.text(x + width / 2, y + 0.55 * height, top, ha="center", va="center", fontsize=style.SMALL)
     if bottom:
-        ax.text(x + width / 2, y + 0.2 * height, bottom, ha="center", va="center", fontsize=7)
+        ax.text(
+            x + width / 2, y + 0.2 * height, bottom, ha="center", va="center", fontsize=style.SMALL
+        )
 
 
 @figure(
     "first-principles/A1-ruler-costs",
+    title="What the true process pays at each position",
     cubes=("ruler_costs",),
     settings={
         "names_N": ("ruler_costs", "N"),
@@ -59,18 +61,18 @@ def _cell(ax, x, y, role, top, bottom, width=0.92, height=0.8):
     },
 )
 def ruler_costs(cubes, names_N, ruler_rows_L, default_L):
-    """Left: every position of a ToyLang sentence with N = 8 names and F = 6 fillers, for gaps
+    """Top: every position of a ToyLang sentence with N = 8 names and F = 6 fillers, for gaps
     of 0, 3 (the note's default, in bold), 6 and 10 fillers, with the true process's cost in
     nats under each token. Copper shading marks random choices, copper cells with dashed borders
     mark the two copied names, which cost nothing however long the gap, and grey cells are fixed
-    by the template. Right: the cost of a whole sentence over every gap of the grid (N = 8 in
+    by the template. Bottom: the cost of a whole sentence over every gap of the grid (N = 8 in
     copper, other N in grey), which rises by ln 6 per filler while the two copies (green) stay
     at zero. The note's drag handle becomes these small multiples and the sweep."""
     ds = cubes["ruler_costs"]
     n_names = names_N
     gaps = ruler_rows_L
-    fig = plt.figure(figsize=(12.5, 5.0), layout="constrained")
-    grid = fig.add_gridspec(1, 2, width_ratios=(2.1, 1))
+    fig = plt.figure(figsize=(13, 8.6), layout="constrained")
+    grid = fig.add_gridspec(2, 1, height_ratios=(1.25, 1))  # full-width rows: wide enough cells
     ax = fig.add_subplot(grid[0])
     for row, gap in enumerate(gaps):
         costs = ds["position_cost"].sel(N=n_names, L=gap).values[: tl.length(gap)]
@@ -87,12 +89,16 @@ def ruler_costs(cubes, names_N, ruler_rows_L, default_L):
             f"L = {gap}",
             ha="right",
             va="center",
-            fontsize=9,
+            fontsize=style.SMALL,
             color=style.QUERY if gap == default_L else "black",
             weight="bold" if gap == default_L else "normal",
         )
         ax.text(
-            tl.length(gap) + 0.2, y + 0.4, f"total {total:.2f} nats{mark}", va="center", fontsize=8
+            tl.length(gap) + 0.2,
+            y + 0.4,
+            f"total {total:.2f} nats{mark}",
+            va="center",
+            fontsize=style.SMALL,
         )
     ax.set_xlim(-1.6, tl.length(max(gaps)) + 4.2)
     ax.set_ylim(-1.3 * (len(gaps) - 1) - 0.3, 1.3)
@@ -100,12 +106,14 @@ def ruler_costs(cubes, names_N, ruler_rows_L, default_L):
     ax.set_title(
         f"what the true process pays at each position (N = {n_names}, F = 6), in nats\n"
         "shaded copper: random choice; dashed copper: copy (free); grey: fixed by the template",
-        fontsize=9,
+        fontsize=style.SMALL,
     )
 
     right = fig.add_subplot(grid[1])
     L = ds["L"].values
-    for n in ds["N"].values:
+    ends = ds["sentence_nats"].isel(L=-1).values
+    top = float(ds["sentence_nats"].max())
+    for n, y in zip(ds["N"].values, style.spread(ends, 0.045 * top), strict=True):
         is_default = n == n_names
         curve = ds["sentence_nats"].sel(N=n)
         right.plot(
@@ -117,9 +125,9 @@ def ruler_costs(cubes, names_N, ruler_rows_L, default_L):
         )
         right.text(
             L[-1] + 0.3,
-            float(curve[-1]),
+            y,
             f"N={n}",
-            fontsize=6.5,
+            fontsize=style.SMALL,
             va="center",
             color=style.QUERY if is_default else style.GREY,
         )
@@ -128,17 +136,19 @@ def ruler_costs(cubes, names_N, ruler_rows_L, default_L):
     right.annotate(
         f"L = {default_L}: {cost3:.2f}",
         (default_L, cost3),
-        (8, cost3 - 6),
-        fontsize=8,
+        (default_L + 5, cost3 - 0.15 * top),
+        fontsize=style.SMALL,
         arrowprops={"arrowstyle": "->", "color": style.GREY},
     )
     copies = ds["x_copy_cost"].sel(N=n_names) + ds["y_copy_cost"].sel(N=n_names)
     right.plot(L, copies, color=style.RESULT, lw=2, label=f"both copies, N = {n_names}")
     step = float(ds["filler_step_nats"].sel(N=n_names, L=default_L))
-    right.set_title(f"sentence cost over the gap: +{step:.3f} nats per filler", fontsize=9)
+    right.set_title(
+        f"sentence cost over the gap: +{step:.3f} nats per filler", fontsize=style.SMALL
+    )
     right.set_xlabel("gap L (fillers)")
     right.set_ylabel("true-process cost per sentence (nats)")
-    right.legend(fontsize=7, loc="upper left")
+    right.legend(fontsize=style.SMALL, loc="upper left")
     return fig
 
 
@@ -154,7 +164,7 @@ def _box(ax, x, y, w, h, colour, title, lines, title_colour=None):
         title,
         ha="center",
         va="top",
-        fontsize=9,
+        fontsize=style.SMALL,
         weight="bold",
         color=title_colour or "black",
     )
@@ -164,12 +174,14 @@ def _box(ax, x, y, w, h, colour, title, lines, title_colour=None):
         "\n".join(lines),
         ha="center",
         va="top",
-        fontsize=7.5,
+        fontsize=style.SMALL,
         linespacing=1.4,
     )
 
 
-@figure("first-principles/route-parts")
+@figure(
+    "first-principles/route-parts", title="The route: five parts, each fixing the last one's limit"
+)
 def route(cubes):
     """The five parts of first-principles drawn as a chain of boxes, A to E. Each box names what
     that part's model keeps of the past, and the red line under it names the limit that the next
@@ -213,7 +225,9 @@ def route(cubes):
     for i, (title, colour, lines, limit) in enumerate(parts):
         x = i * (w + gap)
         _box(ax, x, 0.5, w, h, colour, title, lines)
-        ax.text(x + w / 2, 0.38, limit, ha="center", va="top", fontsize=7.5, color=style.LIMIT)
+        ax.text(
+            x + w / 2, 0.38, limit, ha="center", va="top", fontsize=style.SMALL, color=style.LIMIT
+        )
         if i < len(parts) - 1:
             ax.add_patch(
                 FancyArrowPatch(
@@ -231,7 +245,7 @@ def route(cubes):
         "the turn: keep the past as written\ninstead of in a summary",
         ha="center",
         va="bottom",
-        fontsize=8,
+        fontsize=style.SMALL,
         color=style.QUERY,
     )
     x0, x1 = 0.0, 2 * (w + gap) - gap / 2
@@ -242,7 +256,7 @@ def route(cubes):
         "the past carried forward in a summary",
         ha="center",
         va="bottom",
-        fontsize=8,
+        fontsize=style.SMALL,
         color=style.GREY,
     )
     xd0, xd1 = 3 * (w + gap), 5 * (w + gap) - gap
@@ -253,7 +267,7 @@ def route(cubes):
         "two memories on two clocks",
         ha="center",
         va="bottom",
-        fontsize=8,
+        fontsize=style.SMALL,
         color=style.STORED,
     )
     ax.set_xlim(-0.2, 5 * (w + gap))
@@ -261,12 +275,12 @@ def route(cubes):
     ax.axis("off")
     ax.set_title(
         "the route: five parts, each picking up where the previous one stops (red: the limit)",
-        fontsize=10,
+        fontsize=style.NORMAL,
     )
     return fig
 
 
-@figure("first-principles/route-two-clocks")
+@figure("first-principles/route-two-clocks", title="Two memories on two clocks")
 def two_clocks(cubes):
     """The two memories of a transformer side by side. On the left, the weights: written slowly
     by training and kept for the life of the model, they hold the ToyLang template and the
@@ -321,7 +335,7 @@ def two_clocks(cubes):
         "the same read:\nquery → match keys\n→ return values",
         ha="center",
         va="center",
-        fontsize=8,
+        fontsize=style.SMALL,
         color=style.QUERY,
     )
     for x0, x1 in ((3.25, 3.62), (5.78, 5.38)):
@@ -334,20 +348,21 @@ def two_clocks(cubes):
         ax.add_patch(plt.Circle((x, 3.05), 0.28, fc="white", ec=style.GREY, lw=1.2))
         angle = 1.2 if "slow" in label else -0.3
         ax.plot([x, x + 0.2 * np.cos(angle)], [3.05, 3.05 + 0.2 * np.sin(angle)], color="black")
-        ax.text(x + 0.4, 3.05, label, va="center", fontsize=8)
+        ax.text(x + 0.4, 3.05, label, va="center", fontsize=style.SMALL)
     ax.set_xlim(-0.2, 9.2)
     ax.set_ylim(0.6, 3.5)
     ax.set_aspect("equal")
     ax.axis("off")
     ax.set_title(
         "two memories, two clocks: read alike, written by different writers for different spans",
-        fontsize=10,
+        fontsize=style.NORMAL,
     )
     return fig
 
 
 @figure(
     "first-principles/A2-shuffle",
+    title="Shuffled sentences: the bag does not notice",
     cubes=("bag_shuffle",),
     settings={
         "shown_swaps": ("bag_shuffle", "swaps"),
@@ -356,8 +371,8 @@ def two_clocks(cubes):
 )
 def shuffle(cubes, shown_swaps, default_swaps):
     """The A1 example sentence (Ann gave Ben a book, three different fillers) after k random
-    swaps of two positions. Left: one random shuffle for each of several k, with moved cells in
-    blue; 4 swaps is where the note's handle opens. Top right: over 2,000 shuffles per k, the
+    swaps of two positions. Top: one random shuffle for each of several k, with moved cells in
+    blue; 4 swaps is where the note's handle opens. Bottom left: over 2,000 shuffles per k, the
     fitted bag of words charges every shuffle the same 39.29 nats, while the true process
     charges 10.50 nats to a shuffle that is still a sentence and gives probability zero to every
     other one. Bottom right: the fraction of shuffles that are still sentences, on a log scale
@@ -365,9 +380,9 @@ def shuffle(cubes, shown_swaps, default_swaps):
     ds = cubes["bag_shuffle"]
     words = tl.vocabulary(8, 6)
     shown = shown_swaps
-    fig = plt.figure(figsize=(13, 5.4), layout="constrained")
-    grid = fig.add_gridspec(2, 2, width_ratios=(1.5, 1))
-    ax = fig.add_subplot(grid[:, 0])
+    fig = plt.figure(figsize=(13, 8.4), layout="constrained")
+    grid = fig.add_gridspec(2, 2, height_ratios=(1.3, 1))  # full-width rows: wide enough cells
+    ax = fig.add_subplot(grid[0, :])
     for row, k in enumerate(shown):
         tokens = ds["example_tokens"].sel(swaps=k).values
         moved = ds["example_moved"].sel(swaps=k).values
@@ -385,7 +400,7 @@ def shuffle(cubes, shown_swaps, default_swaps):
             f"{k} swap" + ("" if k == 1 else "s"),
             ha="right",
             va="center",
-            fontsize=9,
+            fontsize=style.SMALL,
             weight="bold" if bold else "normal",
             color=style.QUERY if bold else "black",
         )
@@ -394,7 +409,7 @@ def shuffle(cubes, shown_swaps, default_swaps):
             y + 0.4,
             verdict,
             va="center",
-            fontsize=8,
+            fontsize=style.SMALL,
             color=style.QUERY if np.isfinite(true) else style.LIMIT,
         )
     ax.set_xlim(-2.3, 20)
@@ -403,11 +418,11 @@ def shuffle(cubes, shown_swaps, default_swaps):
     ax.set_title(
         f"one random shuffle per row (blue: cells that moved); {default_swaps} swaps is the note's "
         "opening",
-        fontsize=9,
+        fontsize=style.SMALL,
     )
 
     k = ds["swaps"].values
-    cost = fig.add_subplot(grid[0, 1])
+    cost = fig.add_subplot(grid[1, 0])
     cost.plot(k, ds["bag_nats"], color=style.STORED, lw=2, label="bag of words (any order)")
     true = ds["true_nats_sentence"].values
     cost.plot(
@@ -421,17 +436,26 @@ def shuffle(cubes, shown_swaps, default_swaps):
     )
     cost.axvline(default_swaps, color=style.GREY, ls=":", lw=1)
     bag0 = float(ds["bag_nats"].isel(swaps=0))  # the same at every number of swaps
-    cost.text(k[-1], bag0 + 1.5, f"{bag0:.2f} nats", ha="right", fontsize=8, color=style.STORED)
     cost.text(
-        0.2, float(true[0]) + 1.5, f"{float(true[0]):.2f} nats", fontsize=8, color=style.QUERY
+        k[-1], bag0 + 1.5, f"{bag0:.2f} nats", ha="right", fontsize=style.SMALL, color=style.STORED
+    )
+    cost.text(
+        0.2,
+        float(true[0]) + 1.5,
+        f"{float(true[0]):.2f} nats",
+        fontsize=style.SMALL,
+        color=style.QUERY,
     )
     cost.set_ylim(0, 50)
     cost.set_ylabel("cost of the sequence (nats)")
+    cost.set_xlabel("number of random swaps")
     cost.set_title(
-        "the bag's cost never moves; otherwise the true process says impossible", fontsize=9
+        "the bag's cost never moves; otherwise the true process says impossible",
+        fontsize=style.SMALL,
     )
-    cost.legend(fontsize=7, loc="center right")
+    cost.legend(fontsize=style.SMALL, loc="center right")
     frac = fig.add_subplot(grid[1, 1], sharex=cost)
+    frac.set_title("shuffles that are still sentences", fontsize=style.SMALL)
     f = ds["fraction_sentence"].values
     trials = json.loads(ds.attrs["params"])["trials"]
     frac.plot(k[f > 0], f[f > 0], "o-", color=style.RESULT, ms=3)
@@ -456,6 +480,7 @@ MODEL_LOOK = {
 
 @figure(
     "first-principles/A3-window-staircase",
+    title="A window pays for the copies until it reaches their source",
     cubes=("window_staircase",),
     settings={
         "names_N": ("window_staircase", "N"),
@@ -515,28 +540,32 @@ def staircase(cubes, names_N, fillers_F, default_L, table_L):
     ax.plot([], [], color=style.GREY, lw=0.7, label=f"other gaps L = {gaps[0]}..{gaps[-1]}")
     for y, text in ((np.log(N), f"ln {N}"), (np.log(N - 1), f"ln {N - 1}")):
         ax.axhline(y, color=style.GREY, lw=0.5, ls=":")
-        ax.text(23.8, y, text, ha="right", va="bottom", fontsize=8, color=style.GREY)
+        ax.text(23.8, y, text, ha="right", va="bottom", fontsize=style.SMALL, color=style.GREY)
     zx, zy = float(d["zero_window_X"]), float(d["zero_window_Y"])
     ax.annotate(
         f"X free from r = L+8 = {zx:.0f}",
         (zx, 0),
         (zx + 2, 0.6),
-        fontsize=8,
+        fontsize=style.SMALL,
+        bbox=style.LABEL_BOX,
         arrowprops={"arrowstyle": "->", "color": style.STORED},
     )
     ax.annotate(
         f"Y free from r = L+4 = {zy:.0f}",
         (zy, 0),
         (zy - 6, 0.9),
-        fontsize=8,
+        fontsize=style.SMALL,
+        bbox=style.LABEL_BOX,
         arrowprops={"arrowstyle": "->", "color": style.STORED},
     )
     ax.set_xlim(0.5, 24)
-    ax.set_ylim(-0.05, 2.4)
+    ax.set_ylim(-0.05, 2.95)  # headroom above ln N for the legend, clear of every line
     ax.set_xlabel("window r (tokens before the copy)")
     ax.set_ylabel("cost of the copied name (nats)")
-    ax.set_title("a window pays for the copies until it reaches their source", fontsize=10)
-    ax.legend(fontsize=8, loc="center right", bbox_to_anchor=(1.0, 0.58))
+    ax.set_title(
+        "a window pays for the copies until it reaches their source", fontsize=style.NORMAL
+    )
+    ax.legend(fontsize=style.SMALL, loc="upper center", ncols=2)
     side = fig.add_subplot(grid[1])
     rows = ds["contexts_to_zero"]
     side.semilogy(gaps, rows, "o-", color=style.LIMIT, ms=3)
@@ -544,17 +573,21 @@ def staircase(cubes, names_N, fillers_F, default_L, table_L):
         v = float(rows.sel(L=g))
         side.plot([g], [v], "o", color=style.STORED if g == default_L else style.LIMIT, ms=7)
         side.annotate(
-            f"L = {g}: {v:,.0f}", (g, v), (g - 9 if g > 6 else g + 0.6, v * 3), fontsize=8
+            f"L = {g}: {v:,.0f}",
+            (g, v),
+            (g - 9 if g > 6 else g + 1, v * 3 if g > 6 else v / 8),
+            fontsize=style.SMALL,
         )
     side.set_xlabel("gap L (fillers)")
     side.set_ylabel("windows needed to pay 0 on X (log scale)")
     growth = float(ds["context_growth"].sel(L=default_L))
-    side.set_title(f"×{growth:.0f} per filler", fontsize=10)
+    side.set_title(f"×{growth:.0f} per filler", fontsize=style.NORMAL)
     return fig
 
 
 @figure(
     "first-principles/A4-table-vs-rule",
+    title="A table grows with the gap, a rule does not",
     cubes=("window_staircase", "binding_hmm", "copy_rule"),
     settings={
         "names_N": [("window_staircase", "N"), ("binding_hmm", "N"), ("copy_rule", "N")],
@@ -598,21 +631,22 @@ def table_vs_rule(cubes, names_N, fillers_F, default_L, table_L):
                 float(rows.sel(L=g)) * 4,
                 f"L = {g}\n{ratio:,.0f} rows\nper state",
                 ha="center",
-                fontsize=7,
+                fontsize=style.SMALL,
             )
     ax.set_ylim(1, float(rows.max()) * 300)
     ax.set_xlabel("gap L (fillers)")
     ax.set_ylabel("count (log scale)")
     ax.set_title(
         "a table: one row per filler combination; a rule: one hypothesis per place to look",
-        fontsize=10,
+        fontsize=style.NORMAL,
     )
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=style.SMALL, loc="upper left")
     return fig
 
 
 @figure(
     "first-principles/A4-three-ways",
+    title="Three ways of sharing strength",
     cubes=("model_comparison",),
     settings={
         "names_N": ("model_comparison", "N"),
@@ -647,15 +681,16 @@ def three_ways(cubes, names_N, fillers_F, table_L):
             i,
             f"{label}: {stores:,.0f} kept; {cost_text}\n{text}",
             va="center",
-            fontsize=8,
+            fontsize=style.SMALL,
         )
     ax.axvline(table, color=style.LIMIT, ls="--", lw=1)
-    ax.text(
-        table,
-        2.55,
+    ax.annotate(  # a few points left of its line, not touching it
         f"table spanning the gap:\n{table:.2e} rows",
+        (table, 2.55),
+        xytext=(-5, 0),
+        textcoords="offset points",
         ha="right",
-        fontsize=8,
+        fontsize=style.SMALL,
         color=style.LIMIT,
     )
     ax.set_xscale("log")
@@ -663,12 +698,15 @@ def three_ways(cubes, names_N, fillers_F, table_L):
     ax.set_ylim(-0.6, 3.1)
     ax.set_yticks([])
     ax.set_xlabel(f"bags, states or weights kept at L = {table_L}, N = {names_N} (log scale)")
-    ax.set_title("three ways to share strength; none reads the binding by its content", fontsize=10)
+    ax.set_title(
+        "three ways to share strength; none reads the binding by its content", fontsize=style.NORMAL
+    )
     return fig
 
 
 @figure(
     "first-principles/A5-model-comparison",
+    title="Every model of Part A on the copied names",
     cubes=("model_comparison",),
     settings={
         "names_N": ("model_comparison", "N"),
@@ -705,18 +743,19 @@ def comparison(cubes, names_N, fillers_F, default_L, table_L):
         f"mixture ties window 1 at L = {tie:.0f}\n(both 2 ln 8 = {tie_y:.3f})",
         (tie, tie_y),
         (tie + 0.8, tie_y - 1.6),
-        fontsize=8,
+        fontsize=style.SMALL,
+        bbox=style.LABEL_BOX,
         arrowprops={"arrowstyle": "->", "color": style.STORED},
     )
     ax.axvline(default_L, color=style.GREY, lw=0.8, ls=":")
-    ax.text(default_L, 7.9, f" L = {default_L}", fontsize=8, color=style.GREY)
+    ax.text(default_L, 7.9, f" L = {default_L}", fontsize=style.SMALL, color=style.GREY)
     ax.axvline(table_L, color=style.GREY, lw=0.8, ls=":")
-    ax.text(table_L, 7.9, f" L = {table_L} (table)", fontsize=8, color=style.GREY)
+    ax.text(table_L, 7.9, f" L = {table_L} (table)", fontsize=style.SMALL, color=style.GREY)
     ax.set_ylim(-0.2, 8.4)
     ax.set_xlabel("gap L (fillers)")
     ax.set_ylabel("cost of the two copied names (nats)")
-    ax.set_title("what each model pays on the copies with unlimited data", fontsize=10)
-    ax.legend(fontsize=8, loc="lower right", bbox_to_anchor=(1.0, 0.07), ncols=2)
+    ax.set_title("what each model pays on the copies with unlimited data", fontsize=style.NORMAL)
+    ax.legend(fontsize=style.SMALL, loc="lower right", bbox_to_anchor=(1.0, 0.07), ncols=2)
     bars = fig.add_subplot(grid[1])
     at = ds.sel(L=table_L)
     for i, m in enumerate(models):
@@ -724,23 +763,27 @@ def comparison(cubes, names_N, fillers_F, default_L, table_L):
         v = float(at["copy_nats"].sel(model=m))
         stores = float(at["stores"].sel(model=m))
         if np.isnan(v):
-            bars.text(i, 0.15, "not\ncomputed", ha="center", fontsize=7, color=color)
+            bars.text(i, 0.15, "not\ncomputed", ha="center", fontsize=style.SMALL, color=color)
         else:
             bars.bar(i, v, color=color)
-            bars.text(i, v + 0.1, f"{v:.3f}", ha="center", fontsize=7)
+            bars.text(i, v + 0.1, f"{v:.3f}", ha="center", fontsize=style.SMALL)
         bars.text(
             i,
             -1.1,
             f"{stores:,.0f}" if stores < 1e6 else f"{stores:.2e}",
             ha="center",
-            fontsize=6,
+            fontsize=style.SMALL,
             rotation=30,
         )
     bars.set_xticks(
-        range(len(models)), [MODEL_LOOK[m][0] for m in models], rotation=35, ha="right", fontsize=8
+        range(len(models)),
+        [MODEL_LOOK[m][0] for m in models],
+        rotation=35,
+        ha="right",
+        fontsize=style.SMALL,
     )
     bars.set_ylim(-1.6, 8.4)
     bars.axhline(0, color="black", lw=0.6)
     bars.set_ylabel(f"copy nats at L = {table_L} (stores below the axis)")
-    bars.set_title(f"the comparison table, L = {table_L}, N = {names_N}", fontsize=10)
+    bars.set_title(f"the comparison table, L = {table_L}, N = {names_N}", fontsize=style.NORMAL)
     return fig

@@ -17,6 +17,7 @@ LOOKBACK_M = 256  # the size frame of B4
 
 @figure(
     "first-principles/B1-future-states",
+    title="The state a prediction needs across the gap",
     cubes=("future_states",),
     settings={
         "names_N": ("future_states", "N"),
@@ -60,22 +61,29 @@ def future_states(cubes, names_N, fillers_F, enumerated_F, shown_L, default_L):
                 color=style.STORED,
                 label=f"enumerated (F = {enumerated_F})",
             )
-            ax.legend(loc="lower center", fontsize=8)
         for y, text in ((np.log(8), "ln 8"), (np.log(56), "ln 56")):
             ax.axhline(y, color=style.GREY, lw=0.6, ls=":")
-            ax.text(len(t) - 0.5, y + 0.05, text, ha="right", fontsize=8, color=style.GREY)
+            ax.text(
+                len(t) - 0.5, y + 0.05, text, ha="right", fontsize=style.SMALL, color=style.GREY
+            )
         title = f"L = {gap}" + (" (default)" if gap == default_L else "")
         ax.set_title(title)
         ax.set_xlabel("tokens read t")
         ax.set_xlim(-0.3, len(t) - 0.5)
     axes[0].set_ylabel("state needed, ln(distinct futures) (nats)")
     axes[0].set_ylim(-0.1, 4.6)
+    keys = {}  # one legend for the panels, below them, clear of every step
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            keys.setdefault(label, handle)
+    fig.legend(keys.values(), keys.keys(), loc="outside lower center", fontsize=style.SMALL)
     fig.suptitle("The state a prediction needs stays at ln 56 across the filler band (shaded)")
     return fig
 
 
 @figure(
     "first-principles/B2-gradient-through-time",
+    title="Gradients through time vanish or explode",
     cubes=("gradient_through_time",),
     settings={"shown_g": ("gradient_through_time", "g")},
 )
@@ -107,11 +115,15 @@ def gradient_through_time(cubes, shown_g):
         ax.set_xlabel("distance D (steps)")
         ax.set_ylim(1e-16, 1e3)
     axes[0].set_ylabel("gradient size (log scale)")
-    axes[0].legend(fontsize=8, loc="lower left")
+    axes[0].legend(fontsize=style.SMALL, loc="lower left")
     return fig
 
 
-@figure("first-principles/B3-random-key-memory", cubes=("random_key_memory",))
+@figure(
+    "first-principles/B3-random-key-memory",
+    title="A memory of random keys fills up",
+    cubes=("random_key_memory",),
+)
 def random_key_memory(cubes):
     """A memory that adds m outer products of random unit keys in d dimensions with one-hot
     codes of eight names, read back with stored keys. Top: the chance that the largest score
@@ -163,15 +175,19 @@ def random_key_memory(cubes):
     bottom.axhline(1, color=style.LIMIT, lw=0.8, ls=":")
     top.set_ylabel("P(right name)")
     top.set_ylim(0, 1.02)
-    top.legend(fontsize=8)
+    top.legend(fontsize=style.SMALL)
     bottom.plot([], [], color=style.STORED, label="sqrt((m-1)/d)")
-    bottom.legend(fontsize=8, loc="upper left")
+    bottom.legend(fontsize=style.SMALL, loc="upper left")
     bottom.set_ylabel("interference / signal (rms)")
     bottom.set_xlabel("stored pairs per key dimension, m/d")
     return fig
 
 
-@figure("first-principles/B4-keep-every-pair", cubes=("random_key_memory",))
+@figure(
+    "first-principles/B4-keep-every-pair",
+    title="Keeping every pair against compressing them",
+    cubes=("random_key_memory",),
+)
 def keep_every_pair(cubes):
     """Keeping every pair against compressing them into one matrix, with 32-dimensional random
     keys and eight names. Top: how often the correct name comes back as the number of stored
@@ -204,7 +220,7 @@ def keep_every_pair(cubes):
     top.set_xlabel("stored pairs m")
     top.set_ylabel("P(right name)")
     top.set_ylim(0, 1.05)
-    top.legend(fontsize=8, loc="lower left")
+    top.legend(fontsize=style.SMALL, loc="lower left")
     at = ds.sel(load=LOOKBACK_M / MEMORY_D)
     fixed = float(at["state_numbers"].isel(seed=0))
     kept = float(at["kept_numbers"].isel(seed=0))
@@ -212,13 +228,13 @@ def keep_every_pair(cubes):
     bars[0].set_alpha(0.5)
     bottom.set_yticks([1, 0], ["fixed state, N d", "every key and value, m (d + N)"])
     for y, v in ((1, fixed), (0, kept)):
-        bottom.text(v, y, f" {v:,.0f}", va="center", fontsize=9)
+        bottom.text(v, y, f" {v:,.0f}", va="center", fontsize=style.SMALL)
     bottom.set_xlabel(f"numbers kept at m = {LOOKBACK_M}")
     bottom.set_xlim(0, kept * 1.2)
     return fig
 
 
-@figure("first-principles/B4-soft-lookback")
+@figure("first-principles/B4-soft-lookback", title="The soft look-back, as a diagram")
 def soft_lookback(cubes):
     """Schematic of the soft look-back: a query (copper) is scored against every stored state
     (blue), the softmax turns the scores into weights that sum to one (violet, drawn as line
@@ -237,7 +253,7 @@ def soft_lookback(cubes):
             (xs.mean(), 2.4),
             arrowprops={"arrowstyle": "-", "color": style.STORED, "lw": 0.5 + 8 * w},
         )
-        ax.text(x, -0.35, f"a = {w:.2f}", ha="center", fontsize=8, color=style.STORED)
+        ax.text(x, -0.35, f"a = {w:.2f}", ha="center", fontsize=style.SMALL, color=style.STORED)
     for k, x in enumerate(xs):
         ax.text(x, 0.4, f"h{k + 1}", ha="center", va="center", color=style.OBSERVED)
     ax.add_patch(plt.Rectangle((xs.mean() - 0.5, 2.4), 1.0, 0.7, fc="white", ec=style.QUERY, lw=2))
@@ -250,7 +266,7 @@ def soft_lookback(cubes):
         ha="center",
         va="center",
         color=style.RESULT,
-        fontsize=9,
+        fontsize=style.SMALL,
     )
     ax.annotate(
         "",
@@ -265,7 +281,11 @@ def soft_lookback(cubes):
     return fig
 
 
-@figure("memory-math/ch3-recall-bars", cubes=("random_key_memory",))
+@figure(
+    "memory-math/ch3-recall-bars",
+    title="How much each stored pair leaks into a read",
+    cubes=("random_key_memory",),
+)
 def recall_bars(cubes):
     """Recall from an outer-product memory with random unit keys in 32 dimensions, one random
     draw per panel for 4, 16, 32 and 64 stored pairs. Each bar is the weight with which a stored

@@ -8,7 +8,11 @@ from . import style
 from .catalog import figure
 
 
-@figure("first-principles/E3-trained-lsa", cubes=("icl_trained",))
+@figure(
+    "first-principles/E3-trained-lsa",
+    title="Trained linear self-attention against one gradient step",
+    cubes=("icl_trained",),
+)
 def trained_lsa(cubes):
     """One linear self-attention layer trained from random weights on noiseless regression
     prompts (x and w standard normal), against one gradient step at its best step and least
@@ -42,10 +46,10 @@ def trained_lsa(cubes):
     ax.set_xscale("log", base=2)
     ax.set_xlabel("examples per prompt m (log scale)")
     ax.set_ylabel("query MSE / mean y_q^2 (1)")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=style.SMALL, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncols=2)
     bx.set_xscale("log", base=2)
     bx.set_yscale("log")
     bx.set_xlabel("examples per prompt m (log scale)")
     bx.set_ylabel("gap to one step / its variance (1, log)")
-    bx.legend(fontsize=7)
+    bx.legend(fontsize=style.SMALL)
     return fig

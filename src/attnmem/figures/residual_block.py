@@ -20,6 +20,7 @@ def _block(cubes, block_N, block_kappa, printed_L, printed_beta):
 
 @figure(
     "first-principles/C3-one-head-read",
+    title="One read through a head, step by step",
     cubes=("toylang_block",),
     settings={
         "block_N": ("toylang_block", "N"),
@@ -42,22 +43,22 @@ def one_head_read(cubes, **block):
     weights[0] = float(ds["thanked_w_source"])
     fig, axes = plt.subplots(1, 4, figsize=(14, 3.6), layout="constrained")
     axes[0].bar(range(n), scores, color=style.OBSERVED)
-    axes[0].set_title("query . key (keys read the position code)", fontsize=9)
+    axes[0].set_title("query . key (keys read the position code)", fontsize=style.SMALL)
     axes[0].set_ylabel("score (1)")
     axes[1].bar(range(n), weights, color=style.QUERY)
-    axes[1].set_title("softmax weights", fontsize=9)
+    axes[1].set_title("softmax weights", fontsize=style.SMALL)
     axes[1].set_ylabel("weight (1)")
     for ax in axes[:2]:
-        ax.set_xticks(range(n), words, rotation=45, fontsize=8)
+        ax.set_xticks(range(n), words, rotation=45, fontsize=style.SMALL)
         ax.set_xlabel("key position")
     axes[2].bar(NAMES, ds["thanked_sub_copy"].values, color=style.STORED)
-    axes[2].set_title("values blended: the subject copy", fontsize=9)
+    axes[2].set_title("values blended: the subject copy", fontsize=style.SMALL)
     axes[2].set_ylabel("copy (1)")
     axes[3].bar(NAMES, ds["thanked_probs"].values, color=style.RESULT)
-    axes[3].set_title("prediction after the gate", fontsize=9)
+    axes[3].set_title("prediction after the gate", fontsize=style.SMALL)
     axes[3].set_ylabel("probability (1)")
     for ax in axes[2:]:
-        ax.tick_params(axis="x", rotation=45, labelsize=8)
+        ax.tick_params(axis="x", rotation=45, labelsize=style.SMALL)
         ax.set_xlabel("name")
     fig.suptitle(
         "first-principles C3: one head, one read (head 1 at 'thanked', "
@@ -68,6 +69,7 @@ def one_head_read(cubes, **block):
 
 @figure(
     "first-principles/C3-scale-freeze",
+    title="Without the square-root divide, wide keys freeze the softmax",
     cubes=("score_saturation",),
     settings={"shown_d_k": ("score_saturation", "d_k")},
 )
@@ -95,39 +97,40 @@ def scale_freeze(cubes, shown_d_k):
             ax.set_ylim(0, 1)
             ax.set_xticks([])
             if row == 0:
-                ax.set_title(f"d_k = {dk}", fontsize=9)
+                ax.set_title(f"d_k = {dk}", fontsize=style.SMALL)
             if col == 0:
-                ax.set_ylabel(f"{label} weight (1)", fontsize=8)
+                ax.set_ylabel(f"{label} weight (1)", fontsize=style.SMALL)
             else:
                 ax.set_yticklabels([])
             if row == 1:
-                ax.set_xlabel("16 keys", fontsize=8)
+                ax.set_xlabel("16 keys", fontsize=style.SMALL)
     ax = fig.add_subplot(grid[:, len(sizes) :])
     dk = ds["d_k"].values
-    for var, color, label in (
-        ("entropy_raw", style.LIMIT, "raw scores"),
-        ("entropy_scaled", style.RESULT, "scores / sqrt(d_k)"),
+    for var, color, look, label in (
+        ("entropy_raw", style.LIMIT, "o-", "raw scores"),
+        ("entropy_scaled", style.RESULT, "s--", "scores / sqrt(d_k)"),
     ):
         mean = ds[var].mean("seed").values
         sd = ds[var].std("seed").values
-        ax.plot(dk, mean, "o-", ms=3, color=color, label=label)
+        ax.plot(dk, mean, look, ms=3, color=color, label=label)
         ax.fill_between(dk, mean - sd, mean + sd, color=color, alpha=0.2)
     ax.axhline(float(ds["entropy_uniform"].isel(d_k=0, seed=0)), color=style.GREY, ls="--")
-    ax.text(1.2, 2.65, "uniform, ln 16", color=style.GREY, fontsize=8)
+    ax.text(1.2, 2.65, "uniform, ln 16", color=style.GREY, fontsize=style.SMALL)
     for x, y in ((64, 0.41), (64, 2.35), (1024, 0.08)):
         ax.plot(x, y, "kx", ms=7)
     ax.plot([], [], "kx", label="printed")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("key size d_k (log scale)")
     ax.set_ylabel("mean entropy of the weights (nats)")
-    ax.set_title("200 draws per run; band: one run's sd", fontsize=9)
-    ax.legend(fontsize=8)
+    ax.set_title("200 draws per run; band: one run's sd", fontsize=style.SMALL)
+    ax.legend(fontsize=style.SMALL)
     fig.suptitle("first-principles C3: without the scale the softmax freezes (seed 0's first draw)")
     return fig
 
 
 @figure(
     "first-principles/C4-heads-add",
+    title="Concatenating heads is adding their writes",
     cubes=("head_algebra",),
     settings={"shown_d": ("head_algebra", "d")},
 )
@@ -145,13 +148,13 @@ def heads_add(cubes, shown_d):
         gap = np.maximum(ds["heads_sum_gap"].sel(d=d).values, 1e-18)
         axes[0].bar(np.arange(len(heads)) + off, gap, width, color=color, label=f"d = {d}")
     axes[0].axhline(1e-12, color=style.LIMIT, ls="--", lw=1)
-    axes[0].text(-0.4, 2e-12, "1e-12", color=style.LIMIT, fontsize=8)
+    axes[0].text(-0.4, 2e-12, "1e-12", color=style.LIMIT, fontsize=style.SMALL)
     axes[0].set_yscale("log")
     axes[0].set_xticks(range(len(heads)), [str(h) for h in heads])
     axes[0].set_xlabel("heads n_h")
     axes[0].set_ylabel("largest |concat W_O - sum of writes| (log scale)")
-    axes[0].set_title("the two forms agree to rounding (0 drawn at 1e-18)", fontsize=9)
-    axes[0].legend(fontsize=8)
+    axes[0].set_title("the two forms agree to rounding (0 drawn at 1e-18)", fontsize=style.SMALL)
+    axes[0].legend(fontsize=style.SMALL)
     axes[1].plot(
         heads, ds["heads_params_over_d2"].sel(d=shown_d[0]).values, "o-", color=style.STORED
     )
@@ -159,13 +162,14 @@ def heads_add(cubes, shown_d):
     axes[1].set_xticks(heads)
     axes[1].set_xlabel("heads n_h (d_k = d / n_h)")
     axes[1].set_ylabel("entries of W_Q, W_K, W_V, W_O over d^2")
-    axes[1].set_title("parameters do not depend on n_h", fontsize=9)
+    axes[1].set_title("parameters do not depend on n_h", fontsize=style.SMALL)
     fig.suptitle("first-principles C4: heads are pointers whose writes add")
     return fig
 
 
 @figure(
     "first-principles/C4-block-diagram",
+    title="What the hand-built block writes",
     cubes=("toylang_block",),
     settings={
         "block_N": ("toylang_block", "N"),
@@ -193,8 +197,8 @@ def block_diagram(cubes, **block):
             ax = axes[row, col]
             ax.bar(NAMES, ds[f"{at}_{var}"].values, color=color)
             ax.set_ylim(0, 1.05)
-            ax.tick_params(axis="x", rotation=45, labelsize=8)
-            ax.set_title(f"at '{at}': {label}", fontsize=9)
+            ax.tick_params(axis="x", rotation=45, labelsize=style.SMALL)
+            ax.set_title(f"at '{at}': {label}", fontsize=style.SMALL)
             if col == 0:
                 ax.set_ylabel("value in the stream (1)")
     fig.suptitle(
@@ -206,6 +210,7 @@ def block_diagram(cubes, **block):
 
 @figure(
     "first-principles/C4-block-steps",
+    title="The hand-built block, stage by stage",
     cubes=("toylang_block",),
     settings={
         "block_N": ("toylang_block", "N"),
@@ -233,11 +238,11 @@ def block_steps(cubes, curve_betas, **block):
             v = bars.sel(at=at, stage=stage).values
             ax.bar(range(3), v, color=colors)
             ax.set_ylim(0, 1.05)
-            ax.set_xticks(range(3), ["X", "Y", "others"], fontsize=8)
+            ax.set_xticks(range(3), ["X", "Y", "others"], fontsize=style.SMALL)
             if row == 0:
-                ax.set_title(stage, fontsize=9)
+                ax.set_title(stage, fontsize=style.SMALL)
             if col == 0:
-                ax.set_ylabel(f"at '{at}' (1)", fontsize=9)
+                ax.set_ylabel(f"at '{at}' (1)", fontsize=style.SMALL)
             else:
                 ax.set_yticklabels([])
     ax = fig.add_subplot(grid[:, len(stages) :])
@@ -249,14 +254,20 @@ def block_steps(cubes, curve_betas, **block):
     worked = block["printed_L"] + 1
     ax.axvline(worked, color=style.GREY, ls=":")
     ax.text(
-        1.1 * worked, 0.3, f"worked example, L = {block['printed_L']}", color=style.GREY, fontsize=8
+        1.1 * worked,
+        0.3,
+        f"worked example, L = {block['printed_L']}",
+        color=style.GREY,
+        fontsize=style.SMALL,
     )
     ax.set_xscale("log")
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("gap L + 1 (log scale)")
     ax.set_ylabel("probability of the right final name (1)")
-    ax.set_title(f"kappa = {block['block_kappa']:g}; the argmax is right at every L", fontsize=9)
-    ax.legend(fontsize=8)
+    ax.set_title(
+        f"kappa = {block['block_kappa']:g}; the argmax is right at every L", fontsize=style.SMALL
+    )
+    ax.legend(fontsize=style.SMALL)
     fig.suptitle(
         "first-principles C4: the block stage by stage (X = Flo, Y = Gus, "
         f"beta {block['printed_beta']:g}, kappa {block['block_kappa']:g})"
@@ -265,7 +276,7 @@ def block_steps(cubes, curve_betas, **block):
     return fig
 
 
-@figure("first-principles/C4-decoder")
+@figure("first-principles/C4-decoder", title="The decoder, as a diagram")
 def decoder(cubes):
     """A schematic of the decoder: tokens are embedded and given a position code, pass through a
     stack of identical blocks that each add a lookup and a per-token computation to the stream,
@@ -289,7 +300,7 @@ def decoder(cubes):
                 (x, 0.2), 1.15, 0.6, boxstyle="round,pad=0.03", fc=color, alpha=0.2, ec=color
             )
         )
-        ax.text(x + 0.575, 0.5, text, ha="center", va="center", fontsize=8)
+        ax.text(x + 0.575, 0.5, text, ha="center", va="center", fontsize=style.SMALL)
         if i:
             ax.add_patch(
                 FancyArrowPatch((x - 0.3, 0.5), (x - 0.02, 0.5), arrowstyle="->", mutation_scale=12)
@@ -302,7 +313,11 @@ def decoder(cubes):
     return fig
 
 
-@figure("first-principles/C5-cache", cubes=("layer_cost",))
+@figure(
+    "first-principles/C5-cache",
+    title="A cache against recomputing the layer",
+    cubes=("layer_cost",),
+)
 def cache(cubes):
     """Counted multiply-adds of one base-model layer (d 512, 8 heads, feed-forward 2048). Left:
     recomputing the layer for a new token against reading a key-value cache, on log scales
@@ -313,13 +328,13 @@ def cache(cubes):
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.2), layout="constrained")
     ax = axes[0]
     ax.plot(n, ds["recompute_cost"].values, color=style.LIMIT, label="recompute the layer")
-    ax.plot(n, ds["step_cost"].values, color=style.RESULT, label="one new token with a cache")
+    ax.plot(n, ds["step_cost"].values, "--", color=style.RESULT, label="one new token with a cache")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("tokens n (log scale)")
     ax.set_ylabel("multiply-adds per layer (log scale)")
-    ax.set_title("generating: the cache turns n^2 d into n d + d^2", fontsize=9)
-    ax.legend(fontsize=8)
+    ax.set_title("generating: the cache turns n^2 d into n d + d^2", fontsize=style.SMALL)
+    ax.legend(fontsize=style.SMALL)
     ax = axes[1]
     ax.plot(n, ds["kv_cache"].values, color=style.GREY, label="keys and values, 6 layers")
     ax.plot(n, ds["kv_per_layer"].values, color=style.STORED, label="one layer (2 n d)")
@@ -327,14 +342,15 @@ def cache(cubes):
     ax.set_yscale("log")
     ax.set_xlabel("tokens n (log scale)")
     ax.set_ylabel("numbers kept (log scale)")
-    ax.set_title("the price: memory that grows with n (d = 512)", fontsize=9)
-    ax.legend(fontsize=8)
+    ax.set_title("the price: memory that grows with n (d = 512)", fontsize=style.SMALL)
+    ax.legend(fontsize=style.SMALL)
     fig.suptitle("first-principles C5: training reuses nothing, generating reuses keys and values")
     return fig
 
 
 @figure(
     "first-principles/C5-steps-pairs",
+    title="Pairs grow as the square, cache and steps linearly",
     cubes=("layer_cost",),
     settings={"toylang_n": ("layer_cost", "n")},
 )
@@ -355,14 +371,14 @@ def steps_pairs(cubes, toylang_n):
         text = f"L = {m - 10}"
         y = float(ds["causal_entries"].sel(n=m))
         ax.plot(m, y, "o", color=style.QUERY, ms=6)
-        ax.text(m * 1.2, y / 3, text, color=style.QUERY, fontsize=8)
+        ax.text(m * 1.2, y / 3, text, color=style.QUERY, fontsize=style.SMALL)
     eq = float(ds["cache_equal_n"].isel(n=0))
     ax.axvline(eq, color=style.LIMIT, ls=":", lw=1)
-    ax.text(eq * 1.1, 10, f"equal at n = {eq:,.0f}", color=style.LIMIT, fontsize=8)
+    ax.text(eq * 1.1, 10, f"equal at n = {eq:,.0f}", color=style.LIMIT, fontsize=style.SMALL)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("tokens n (log scale)")
     ax.set_ylabel("count (log scale)")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=style.SMALL)
     ax.set_title("first-principles C5: attention trades sequential steps for pairs")
     return fig

@@ -48,17 +48,22 @@ def _grid(ax, values, cmap, fmt="{:.4f}", vmin=None, vmax=None, rows=None, cols=
                 fmt.format(v),
                 ha="center",
                 va="center",
-                fontsize=7,
+                fontsize=style.SMALL,
                 color="white" if v > 0.6 * top else "black",
             )
-    ax.set_xticks(range(values.shape[1]), cols or range(1, values.shape[1] + 1), fontsize=7)
-    ax.set_yticks(range(values.shape[0]), rows or range(1, values.shape[0] + 1), fontsize=7)
+    ax.set_xticks(
+        range(values.shape[1]), cols or range(1, values.shape[1] + 1), fontsize=style.SMALL
+    )
+    ax.set_yticks(
+        range(values.shape[0]), rows or range(1, values.shape[0] + 1), fontsize=style.SMALL
+    )
     ax.grid(False)
     return im
 
 
 @figure(
     "every-word/three-matrices-projections",
+    title="The inputs and the three matrices of one head",
     cubes=("single_head",),
     settings={"printed_wq_3_1": ("single_head", "wq_3_1")},
 )
@@ -72,15 +77,15 @@ def three_matrices(cubes, printed_wq_3_1):
     ds = cubes["single_head"].sel(scale=1, wq_3_1=printed_wq_3_1)
     fig, axes = plt.subplots(2, 4, figsize=(13, 6.4), layout="constrained")
     _grid(axes[0, 0], ds["x"].values, "Blues", fmt="{:.2f}", rows=list(TOKEN_LABELS))
-    axes[0, 0].set_title("typed numbers of each token", fontsize=9)
-    axes[0, 0].set_xlabel("slot (digit, year, count, sentence)", fontsize=8)
+    axes[0, 0].set_title("typed numbers of each token", fontsize=style.SMALL)
+    axes[0, 0].set_xlabel("slot (digit, year, count, sentence)", fontsize=style.SMALL)
     for ax, name, cmap in zip(
         axes[0, 1:], ("Wq", "Wk", "Wv"), ("Oranges", "Blues", "Purples"), strict=True
     ):
         _grid(ax, ds["weights"].sel(matrix=name).values, cmap)
-        ax.set_title(f"{name}: row j = weights of output slot j", fontsize=9)
-        ax.set_xlabel("input slot", fontsize=8)
-        ax.set_ylabel("output slot", fontsize=8)
+        ax.set_title(f"{name}: row j = weights of output slot j", fontsize=style.SMALL)
+        ax.set_xlabel("input slot", fontsize=style.SMALL)
+        ax.set_ylabel("output slot", fontsize=style.SMALL)
     axes[1, 0].set_axis_off()
     n_each = int(ds["numbers_per_matrix"])
     n_all = int(ds["numbers_all_matrices"])
@@ -92,7 +97,7 @@ def three_matrices(cubes, printed_wq_3_1):
         f"one token through one matrix:\n{int(ds['mults_per_projection'])} multiplications, "
         f"{int(ds['adds_per_projection'])} additions\n"
         f"zero-bias neuron layer agrees: {bool(ds['layer_matches'])}",
-        fontsize=9,
+        fontsize=style.SMALL,
         va="center",
     )
     for ax, name, cmap, label in zip(
@@ -103,14 +108,15 @@ def three_matrices(cubes, printed_wq_3_1):
         strict=True,
     ):
         _grid(ax, ds[name].values, cmap, rows=list(TOKEN_LABELS))
-        ax.set_title(f"{label} of each token", fontsize=9)
-        ax.set_xlabel(f"{label} slot", fontsize=8)
+        ax.set_title(f"{label} of each token", fontsize=style.SMALL)
+        ax.set_xlabel(f"{label} slot", fontsize=style.SMALL)
     fig.suptitle("every-word: four typed tokens through three stored matrices")
     return fig
 
 
 @figure(
     "every-word/score-square-shares",
+    title="One head over four tokens, step by step",
     cubes=("single_head",),
     settings={
         "printed_wq_3_1": ("single_head", "wq_3_1"),
@@ -129,20 +135,20 @@ def score_square(cubes, printed_wq_3_1, exercise_wq_3_1):
     fig, axes = plt.subplots(2, 3, figsize=(13, 8), layout="constrained")
     rows = list(TOKEN_LABELS)
     _grid(axes[0, 0], base["raw"].sel(scale=1).values, "Oranges", rows=rows)
-    axes[0, 0].set_title("query · key (raw scores)", fontsize=9)
+    axes[0, 0].set_title("query · key (raw scores)", fontsize=style.SMALL)
     _grid(axes[0, 1], base["scaled"].sel(scale=1).values, "Oranges", rows=rows)
     div = float(base["divisor"].sel(scale=1))
-    axes[0, 1].set_title(f"the same divided by {div:g} = sqrt(4)", fontsize=9)
+    axes[0, 1].set_title(f"the same divided by {div:g} = sqrt(4)", fontsize=style.SMALL)
     _grid(axes[0, 2], base["mixed"].sel(scale=1).values, "Greens", rows=rows)
-    axes[0, 2].set_title("values mixed in the shares (with the divide)", fontsize=9)
-    axes[0, 2].set_xlabel("output slot (digit, year, count, sentence)", fontsize=8)
+    axes[0, 2].set_title("values mixed in the shares (with the divide)", fontsize=style.SMALL)
+    axes[0, 2].set_xlabel("output slot (digit, year, count, sentence)", fontsize=style.SMALL)
     _grid(axes[1, 0], base["shares"].sel(scale=1).values, "Purples", vmin=0, vmax=1, rows=rows)
-    axes[1, 0].set_title("shares with the divide (rows sum to 1)", fontsize=9)
+    axes[1, 0].set_title("shares with the divide (rows sum to 1)", fontsize=style.SMALL)
     _grid(axes[1, 1], base["shares"].sel(scale=0).values, "Purples", vmin=0, vmax=1, rows=rows)
-    axes[1, 1].set_title("shares with the divide left off", fontsize=9)
+    axes[1, 1].set_title("shares with the divide left off", fontsize=style.SMALL)
     for ax in (axes[0, 0], axes[0, 1], axes[1, 0], axes[1, 1]):
-        ax.set_xlabel("key token", fontsize=8)
-        ax.set_ylabel("query token", fontsize=8)
+        ax.set_xlabel("key token", fontsize=style.SMALL)
+        ax.set_ylabel("query token", fontsize=style.SMALL)
     ax = axes[1, 2]
     keys = np.arange(1, 5)
     width = 0.38
@@ -153,17 +159,19 @@ def score_square(cubes, printed_wq_3_1, exercise_wq_3_1):
         shares = ds["shares"].sel(scale=1, wq_3_1=wq, token=2).values
         ax.bar(keys + off, shares, width, color=color, label=label)
         for x, s in zip(keys + off, shares, strict=True):
-            ax.text(x, s + 0.01, f"{s:.3f}", ha="center", fontsize=7)
+            ax.text(x, s + 0.01, f"{s:.3f}", ha="center", fontsize=style.SMALL)
     ax.set_xticks(keys, [f"key {k}" for k in keys])
     ax.set_ylabel("share of token 2's row (1)")
     ax.set_ylim(0, 0.7)
-    ax.set_title("Exercise 1: one weight moves token 2's attention", fontsize=9)
-    ax.legend(fontsize=8, loc="upper right")
+    ax.set_title("Exercise 1: one weight moves token 2's attention", fontsize=style.SMALL)
+    ax.legend(fontsize=style.SMALL, loc="upper right")
     fig.suptitle("every-word: the score square, the softmax and the mixing, four tokens")
     return fig
 
 
-@figure("every-word/cost-growth", cubes=("head_cost",))
+@figure(
+    "every-word/cost-growth", title="What one head costs as the row grows", cubes=("head_cost",)
+)
 def cost_growth(cubes):
     """Multiply-adds of every-word's head as the row of tokens grows, with four numbers a token
     and keys four wide. Left (log-log): projections grow in a straight line and the pairwise
@@ -190,13 +198,15 @@ def cost_growth(cubes):
     ax.plot([], [], "kx", label="printed table")
     cross = float(ds["crossover"].isel(n=0))
     ax.axvline(cross, color=style.GREY, ls="--", lw=1)
-    ax.text(cross * 1.1, 30, f"pairs overtake at n = {cross:g}", fontsize=8, color=style.GREY)
+    ax.text(
+        cross * 1.1, 30, f"pairs overtake at n = {cross:g}", fontsize=style.SMALL, color=style.GREY
+    )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("tokens in the row n (log scale)")
     ax.set_ylabel("multiply-adds (log scale)")
-    ax.set_title("D = d_k = 4; dots: counted by the loop head", fontsize=9)
-    ax.legend(fontsize=8)
+    ax.set_title("D = d_k = 4; dots: counted by the loop head", fontsize=style.SMALL)
+    ax.legend(fontsize=style.SMALL)
 
     ax = axes[1]
     ax.plot(n, 100 * ds["pair_share"].values, color=style.LIMIT, label="this head (D = 4)")
@@ -210,15 +220,15 @@ def cost_growth(cubes):
         wide * 0.9,
         65,
         f"D = 4000 crosses\nat n = {wide:g}",
-        fontsize=8,
+        fontsize=style.SMALL,
         color=style.QUERY,
         ha="right",
     )
     ax.set_xscale("log")
     ax.set_xlabel("tokens in the row n (log scale)")
     ax.set_ylabel("share of the work spent on pairs (%)")
-    ax.set_title("pairs' share; x: printed", fontsize=9)
-    ax.legend(fontsize=8)
+    ax.set_title("pairs' share; x: printed", fontsize=style.SMALL)
+    ax.legend(fontsize=style.SMALL)
 
     ax = axes[2]
     even = ~np.isnan(ds["x_half"].values)
@@ -231,13 +241,17 @@ def cost_growth(cubes):
     ax.set_ylim(1.5, 4.3)
     ax.set_xlabel("tokens in the row n (log scale)")
     ax.set_ylabel("cost at n over cost at n/2 (1)")
-    ax.set_title("doubling the row: x2, x4, and the total toward 4", fontsize=9)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title("doubling the row: x2, x4, and the total toward 4", fontsize=style.SMALL)
+    ax.legend(fontsize=style.SMALL, loc="lower right")
     fig.suptitle("every-word: what one head costs as the row grows")
     return fig
 
 
-@figure("every-word/sqrt-divide-scale", cubes=("score_scale", "pinned_width"))
+@figure(
+    "every-word/sqrt-divide-scale",
+    title="What the square-root divide does to random rows",
+    cubes=("score_scale", "pinned_width"),
+)
 def sqrt_divide_scale(cubes):
     """Rows of four random tokens (query and key entries standard normal) at every key width of
     the grid, scored with and without the division by the square root of the width. Lines are
@@ -245,7 +259,7 @@ def sqrt_divide_scale(cubes):
     the markers the note's single printed run at widths 4, 16, 64 and 256. Left: the spread of a
     row (largest minus smallest score, log scale); middle: the mean biggest share; right: rows
     out of 1000 whose biggest share passes 0.99, with the width where over half are pinned
-    marked."""
+    marked. Green solid: divided; red dashed: not divided."""
     ds = cubes["score_scale"]
     pw = cubes["pinned_width"]
     dk = ds["d_k"].values
@@ -256,14 +270,14 @@ def sqrt_divide_scale(cubes):
         ("pinned", "rows of 1000 with biggest share > 0.99", False, 1.0),
     )
     for ax, (stem, ylabel, logy, _) in zip(axes, panels, strict=True):
-        for half, color, label in (
-            ("div", style.RESULT, "divided by sqrt(d_k)"),
-            ("raw", style.LIMIT, "divide left off"),
+        for half, color, line, label in (  # green and red, solid and dashed
+            ("div", style.RESULT, "-", "divided by sqrt(d_k)"),
+            ("raw", style.LIMIT, "--", "divide left off"),
         ):
             var = ds[f"{stem}_{half}"]
             mean = var.mean("seed").values
             sd = var.std("seed", ddof=1).values
-            ax.plot(dk, mean, "-", color=color, lw=1.8, label=f"{label} (our mean)")
+            ax.plot(dk, mean, line, color=color, lw=1.8, label=f"{label} (our mean)")
             ax.fill_between(dk, mean - sd, mean + sd, color=color, alpha=0.2, lw=0)
             printed = PRINTED_SCALE[f"{stem}_{half}"]
             ax.plot(
@@ -278,15 +292,19 @@ def sqrt_divide_scale(cubes):
             ax.set_yscale("log", base=2)
         ax.set_xlabel("key width d_k (log scale)")
         ax.set_ylabel(ylabel)
-    axes[0].legend(fontsize=7, loc="upper left")
+    axes[0].legend(fontsize=style.SMALL, loc="upper left")
     crossing = float(pw["crossing"].mean("seed"))
     axes[2].axhline(500, color=style.GREY, lw=0.8)
     axes[2].axvline(crossing, color=style.QUERY, ls="--", lw=1)
     axes[2].text(
-        crossing * 1.1, 80, f"half pinned at d_k ≈ {crossing:.0f}", fontsize=8, color=style.QUERY
+        crossing * 1.1,
+        80,
+        f"half pinned at d_k ≈ {crossing:.0f}",
+        fontsize=style.SMALL,
+        color=style.QUERY,
     )
-    axes[0].set_title("band: ±1 SD of one 1000-row run", fontsize=9)
-    axes[1].set_title(f"{ds.sizes['seed']} seeds per width", fontsize=9)
-    axes[2].set_title("pinned rows: the divide keeps them at 0", fontsize=9)
+    axes[0].set_title("band: ±1 SD of one 1000-row run", fontsize=style.SMALL)
+    axes[1].set_title(f"{ds.sizes['seed']} seeds per width", fontsize=style.SMALL)
+    axes[2].set_title("pinned rows: the divide keeps them at 0", fontsize=style.SMALL)
     fig.suptitle("every-word: what the square-root divide does to rows of four random tokens")
     return fig

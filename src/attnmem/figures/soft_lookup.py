@@ -11,6 +11,7 @@ from .catalog import figure
 
 @figure(
     "soft-dictionary/lookup-sharpness",
+    title="One lookup as the sharpness sweeps",
     cubes=("soft_lookup",),
     settings={"printed_betas": ("soft_lookup", "beta")},
 )
@@ -48,11 +49,11 @@ def sharpness(cubes, printed_betas):
         shares = w.sel(beta=b).values
         sub.bar(keys, shares, color=[colors.get(k, style.GREY) for k in keys])
         mixed = ds["mixed"].sel(query="sat", beta=b).values
-        sub.set_title(f"β = {b:g}: mixed [{mixed[0]:.3f}, {mixed[1]:.3f}]", fontsize=9)
+        sub.set_title(f"β = {b:g}: mixed [{mixed[0]:.3f}, {mixed[1]:.3f}]", fontsize=style.SMALL)
         sub.set_ylim(0, 1.05)
         sub.set_ylabel("share (1)")
         for x, s in enumerate(shares):
-            sub.text(x, s + 0.02, f"{s:.3f}", ha="center", fontsize=7)
+            sub.text(x, s + 0.02, f"{s:.3f}", ha="center", fontsize=style.SMALL)
     return fig
 
 
@@ -62,17 +63,18 @@ def _share_heatmap(ax, w, tokens, title):
         for j in range(len(tokens)):
             v = float(w[i, j])
             color = "white" if v > 0.5 else "black"
-            ax.text(j, i, f"{v:.3f}", ha="center", va="center", color=color, fontsize=8)
+            ax.text(j, i, f"{v:.3f}", ha="center", va="center", color=color, fontsize=style.SMALL)
     ax.set_xticks(np.arange(len(tokens)), tokens)
     ax.set_yticks(np.arange(len(tokens)), tokens)
     ax.set_xlabel("key (the token looked up)")
     ax.grid(False)
-    ax.set_title(title, fontsize=9)
+    ax.set_title(title, fontsize=style.SMALL)
     return im
 
 
 @figure(
     "soft-dictionary/self-attention-table",
+    title="Every token looks up every token",
     cubes=("soft_lookup",),
     settings={"table_beta": ("soft_lookup", "beta")},
 )
@@ -104,6 +106,7 @@ def table(cubes, table_beta):
 
 @figure(
     "soft-dictionary/position-patch",
+    title="A position code patches order-blindness",
     cubes=("position_lookup",),
     settings={"patch_beta": ("position_lookup", "beta")},
 )
@@ -131,14 +134,16 @@ def position_patch(cubes, patch_beta):
                     f"{w[i, j]:.2f}",
                     ha="center",
                     va="center",
-                    fontsize=7,
+                    fontsize=style.SMALL,
                     color="white" if w[i, j] > 0.5 else "black",
                 )
-        ax.set_xticks(range(len(tokens)), tokens, fontsize=8)
-        ax.set_yticks(range(len(tokens)), tokens, fontsize=8)
+        ax.set_xticks(range(len(tokens)), tokens, fontsize=style.SMALL)
+        ax.set_yticks(range(len(tokens)), tokens, fontsize=style.SMALL)
         ax.grid(False)
         err = float(ds["order_error"].sel(strength=s, beta=patch_beta))
-        ax.set_title(f"strength {s:g}\nreordering changes outputs by {err:.2f}", fontsize=9)
+        ax.set_title(
+            f"strength {s:g}\nreordering changes outputs by {err:.2f}", fontsize=style.SMALL
+        )
     axes[0][0].set_ylabel("query (position order)")
     fig.suptitle(
         f"with positions added, a query can ask for the token one back (β = {patch_beta:g})"
@@ -146,7 +151,7 @@ def position_patch(cubes, patch_beta):
     return fig
 
 
-@figure("soft-dictionary/block-diagram")
+@figure("soft-dictionary/block-diagram", title="The transformer block, as a diagram")
 def block_diagram(cubes):
     """The transformer block of soft-dictionary redrawn: token vectors with position information
     pass through self-attention and a per-token MLP, each followed by a residual add and a
@@ -167,7 +172,7 @@ def block_diagram(cubes):
     ]
     for text, color, y in boxes:
         frame = {"boxstyle": "round,pad=0.4", "fc": "white", "ec": color, "lw": 2}
-        ax.text(0.5, y, text, ha="center", va="center", fontsize=9, bbox=frame)
+        ax.text(0.5, y, text, ha="center", va="center", fontsize=style.SMALL, bbox=frame)
     for (_, _, y0), (_, _, y1) in zip(boxes, boxes[1:], strict=False):
         ax.annotate(
             "",
@@ -176,7 +181,15 @@ def block_diagram(cubes):
             arrowprops={"arrowstyle": "->", "color": style.GREY},
         )
     ax.add_patch(plt.Rectangle((0.06, 3.75), 0.88, 4.6, fill=False, ls="--", ec=style.GREY))
-    ax.text(0.93, 8.2, "one block,\nrepeat × N", ha="right", va="top", fontsize=8, color=style.GREY)
+    ax.text(
+        0.93,
+        8.2,
+        "one block,\nrepeat × N",
+        ha="right",
+        va="top",
+        fontsize=style.SMALL,
+        color=style.GREY,
+    )
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 10)
     return fig

@@ -32,6 +32,7 @@ def _ratio_curve(m: np.ndarray, capacity: float) -> np.ndarray:
 
 @figure(
     "first-principles/D5-softmax-capacity",
+    title="Interference over signal for a softmax read",
     cubes=("softmax_capacity", "softmax_interference_mc"),
     settings={
         "check_d": [("softmax_capacity", "d"), ("softmax_interference_mc", "d")],
@@ -73,8 +74,10 @@ def softmax_capacity_d5(cubes, check_d, capacity_widths):
     ax.set_ylim(1e-3, 30)
     ax.set_xlabel("stored pairs m (log scale)")
     ax.set_ylabel("interference / signal, root mean square (log scale)")
-    ax.set_title(f"d = {check_d}: solid exact, dotted Gaussian form, dots simulated", fontsize=10)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title(
+        f"d = {check_d}: solid exact, dotted Gaussian form, dots simulated", fontsize=style.NORMAL
+    )
+    ax.legend(fontsize=style.SMALL, loc="lower right")
 
     for d, ls in zip(capacity_widths, ("-", "--"), strict=True):
         sub = cap.sel(d=d)
@@ -92,19 +95,20 @@ def softmax_capacity_d5(cubes, check_d, capacity_widths):
         check_d / 2 + 0.2,
         3,
         f"peak of Gaussian form at d/2 (d = {check_d})",
-        fontsize=8,
+        fontsize=style.SMALL,
         color=style.GREY,
     )
     bx.set_yscale("log")
     bx.set_xlabel(r"inverse temperature $\beta$")
     bx.set_ylabel("capacity m* (pairs, log scale)")
-    bx.set_title("capacity over beta; dots: the printed Check points", fontsize=10)
-    bx.legend(fontsize=8)
+    bx.set_title("capacity over beta; dots: the printed Check points", fontsize=style.NORMAL)
+    bx.legend(fontsize=style.SMALL)
     return fig
 
 
 @figure(
     "memory-math/ch6-capacity-over-d",
+    title="Capacity of five reads at four key widths",
     cubes=("softmax_capacity",),
     settings={"panel_widths": ("softmax_capacity", "d"), "worked_d": ("softmax_capacity", "d")},
 )
@@ -126,31 +130,46 @@ def capacity_over_d(cubes, panel_widths, worked_d):
             ax.plot(m, _ratio_curve(m, c), color=colour, label=label)
             if c < m[-1]:
                 ax.plot([c], [1.0], "o", color=colour, mec="black")
-                ax.annotate(
+                ax.annotate(  # on three levels, so that neighbouring capacities stay apart
                     f"{c:,.0f}",
                     (c, 1.0),
                     textcoords="offset points",
-                    xytext=(-8, 8 if k % 2 == 0 else -16),
-                    fontsize=8,
+                    xytext=(0, (10, -10, 10, -10, 24)[k]),
+                    ha="center",
+                    va="center",
+                    fontsize=style.SMALL,
                     color=colour,
+                    bbox=style.LABEL_BOX,
                 )
             else:
-                ax.text(m[-1], 0.02, f"softmax: {c:.2g}\n(off the chart)", ha="right", fontsize=7)
+                ax.text(
+                    m[-1],
+                    0.02,
+                    f"softmax: {c:.2g}\n(off the chart)",
+                    ha="right",
+                    fontsize=style.SMALL,
+                    bbox=style.LABEL_BOX,
+                )
         ax.axhline(1.0, color=style.LIMIT, ls="--", lw=1)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_ylim(1e-3, 1e2)
         ax.set_title(
-            f"d = {d}" + (" (the worked example's width)" if d == worked_d else ""), fontsize=10
+            f"d = {d}" + (" (the worked example's width)" if d == worked_d else ""),
+            fontsize=style.NORMAL,
         )
         ax.set_xlabel("stored pairs M (log scale)")
     for ax in axes[::2]:
         ax.set_ylabel("interference / signal (log scale)")
-    axes[0].legend(fontsize=8, loc="upper left")
+    axes[0].legend(fontsize=style.SMALL, loc="upper left")
     return fig
 
 
-@figure("memory-math/further-reading-hopfield-capacity", cubes=("capacity_checks",))
+@figure(
+    "memory-math/further-reading-hopfield-capacity",
+    title="A Hopfield network loses its patterns past the threshold",
+    cubes=("capacity_checks",),
+)
 def hopfield_capacity(cubes):
     """A classical Hebbian Hopfield network of 1000 binary neurons is started on one of its
     stored patterns and updated in parallel; the plot gives the final overlap with that pattern
@@ -169,12 +188,16 @@ def hopfield_capacity(cubes):
     ax.plot([alpha_c], [m_c], "s", color=style.LIMIT)
     ax.set_xlabel(r"load $\alpha$ = stored patterns / neurons")
     ax.set_ylabel("final overlap with the stored pattern")
-    ax.set_title("Hebbian Hopfield network, 1000 neurons, parallel updates", fontsize=10)
-    ax.legend(fontsize=8)
+    ax.set_title("Hebbian Hopfield network, 1000 neurons, parallel updates", fontsize=style.NORMAL)
+    ax.legend(fontsize=style.SMALL)
     return fig
 
 
-@figure("every-layer-a-store/one-head-two-criteria", cubes=("capacity_checks",))
+@figure(
+    "every-layer-a-store/one-head-two-criteria",
+    title="One head, two ways of counting a correct recall",
+    cubes=("capacity_checks",),
+)
 def two_criteria(cubes):
     """Share of stored pairs whose own value scores highest among all stored values, for a
     128-dimensional store written as a sum of outer products or as the least-squares map, at 128
@@ -195,11 +218,11 @@ def two_criteria(cubes):
         )
     for n, text in zip(pairs, ("d", "2d", "d²/(n ln n) = 8", "d²/(n ln n) = 2"), strict=True):
         ax.axvline(n, color=style.GREY, lw=0.7, ls=":")
-        ax.text(n, 0.72, f" {text}\n n={n}", fontsize=7, color=style.GREY)
+        ax.text(n, 0.72, f" {text}\n n={n}", fontsize=style.SMALL, color=style.GREY)
     ax.set_xscale("log")
     ax.set_ylim(0.4, 1.02)
     ax.set_xlabel("stored pairs n (log scale)")
     ax.set_ylabel("share of pairs whose own value wins")
-    ax.set_title("d = 128: recall by winning among the stored values", fontsize=10)
-    ax.legend(fontsize=8, loc="lower left")
+    ax.set_title("d = 128: recall by winning among the stored values", fontsize=style.NORMAL)
+    ax.legend(fontsize=style.SMALL, loc="lower left")
     return fig

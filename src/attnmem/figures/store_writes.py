@@ -25,12 +25,13 @@ def _bars(ax, weights, title):
     colors = [style.QUERY] + [style.STORED] * (len(w) - 1)
     ax.bar(np.arange(1, len(w) + 1), w, color=colors, width=0.8)
     ax.axhline(0, color="black", lw=0.6)
-    ax.set_title(title, fontsize=8)
+    ax.set_title(title, fontsize=style.SMALL)
     ax.set_ylim(-0.8, 1.2)
 
 
 @figure(
     "first-principles/D1-store-weights",
+    title="The weights a store gives its pairs when read",
     cubes=("linear_store_errors",),
     settings={"store_d": ("linear_store_errors", "d"), "shown_m": ("linear_store_errors", "m")},
 )
@@ -58,9 +59,9 @@ def store_weights(cubes, store_d, shown_m):
                 f"mean {float(point[exp]):.3f}"
             )
             _bars(ax, point[var].values[:m], title)
-            ax.set_xlabel("stored pair", fontsize=8)
+            ax.set_xlabel("stored pair", fontsize=style.SMALL)
             if col == 0:
-                ax.set_ylabel("weight in the read of pair 1", fontsize=8)
+                ax.set_ylabel("weight in the read of pair 1", fontsize=style.SMALL)
     ax = fig.add_subplot(grid[2, :])
     ms = ds["m"].values
     for var, exp, color, name in (
@@ -83,14 +84,18 @@ def store_weights(cubes, store_d, shown_m):
     ax.set_yscale("symlog", linthresh=0.1)
     ax.set_xlabel(f"stored pairs m (log scale); dotted line at m = d = {store_d}")
     ax.set_ylabel("mean squared read error (symlog scale)")
-    ax.legend(fontsize=8, ncol=2)
+    ax.legend(fontsize=style.SMALL, ncol=2)
     fig.suptitle(
         f"One {store_d} x {store_d} matrix as a memory: Hebbian versus least-squares writes"
     )
     return fig
 
 
-@figure("first-principles/D2-rank-one-edit", cubes=("memory_edit_checks",))
+@figure(
+    "first-principles/D2-rank-one-edit",
+    title="A one-fact edit and the keys it disturbs",
+    cubes=("memory_edit_checks",),
+)
 def rank_one_edit(cubes):
     """The one-fact edit of an 8-by-8 matrix with target key (1,...,1), as the typical keys'
     second-moment matrix becomes uneven (eigenvalues decaying as exp(-u j/7), mean square
@@ -124,11 +129,12 @@ def rank_one_edit(cubes):
         angle = float(point["sweep_angle"])
         angle_text = "round cloud" if np.isnan(angle) else f"long axis {angle:.1f} deg off"
         ax.set_title(
-            f"unevenness {u:g}: ratio {float(point['sweep_ratio']):.2f}\n{angle_text}", fontsize=8
+            f"unevenness {u:g}: ratio {float(point['sweep_ratio']):.2f}\n{angle_text}",
+            fontsize=style.SMALL,
         )
-        ax.set_xlabel("along k* (copper)", fontsize=8)
+        ax.set_xlabel("along k* (copper)", fontsize=style.SMALL)
         if col == 0:
-            ax.set_ylabel("across, in the edit plane", fontsize=8)
+            ax.set_ylabel("across, in the edit plane", fontsize=style.SMALL)
     ax = fig.add_subplot(grid[-1])
     u = ds["unevenness"].values
     ax.plot(u, ds["sweep_naive_total"], color=style.GREY, label="naive edit (rings)")
@@ -136,14 +142,18 @@ def rank_one_edit(cubes):
     ax.axvline(4.0, color=style.LIMIT, ls=":", lw=1, label="the Check's unevenness 4")
     ax.set_xlabel("unevenness u of the typical keys")
     ax.set_ylabel("total change over the ten keys")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=style.SMALL)
     fig.suptitle(
         "Editing one fact: violet line = preconditioned direction, dotted = keys it leaves alone"
     )
     return fig
 
 
-@figure("memory-math/ch5-mlp-lookup", cubes=("memory_edit_checks",))
+@figure(
+    "memory-math/ch5-mlp-lookup",
+    title="A small MLP read as a lookup",
+    cubes=("memory_edit_checks",),
+)
 def mlp_lookup(cubes):
     """A small random ReLU MLP (4 input features, 6 hidden units) read as a lookup: each row of
     the first matrix is a key, its dot product with the input is passed through the ReLU and
@@ -165,39 +175,40 @@ def mlp_lookup(cubes):
     )
     lim = max(np.abs(keys).max(), np.abs(values).max())
     axes[0].imshow(keys, cmap="Blues", vmin=-lim, vmax=lim)
-    axes[0].set_title("keys: rows of W1", fontsize=9)
+    axes[0].set_title("keys: rows of W1", fontsize=style.SMALL)
     axes[0].set_ylabel("hidden unit")
     axes[0].set_xlabel("input feature")
     axes[1].imshow(x[:, None], cmap="Oranges")
-    axes[1].set_title("input x", fontsize=9)
+    axes[1].set_title("input x", fontsize=style.SMALL)
     axes[1].set_xticks([])
     units = np.arange(len(scores))
     axes[2].barh(units, scores, color=style.OBSERVED, alpha=0.4, label="k_i . x")
     axes[2].barh(units, weights, color=style.QUERY, height=0.45, label="ReLU(k_i . x)")
     axes[2].invert_yaxis()
-    axes[2].set_title("score and weight of each unit", fontsize=9)
-    axes[2].legend(fontsize=7)
+    axes[2].set_title("score and weight of each unit", fontsize=style.SMALL)
+    axes[2].legend(fontsize=style.SMALL)
     axes[3].imshow(values, cmap="Purples", vmin=-lim, vmax=lim)
-    axes[3].set_title("values: columns of W2", fontsize=9)
+    axes[3].set_title("values: columns of W2", fontsize=style.SMALL)
     axes[3].set_xlabel("output feature")
     feats = np.arange(len(out))
     axes[4].bar(feats - 0.2, out, width=0.4, color=style.RESULT, label="W2 ReLU(W1 x)")
     summed = (weights[:, None] * values).sum(axis=0)
     axes[4].bar(feats + 0.2, summed, width=0.4, color=style.STORED, label="sum of weighted values")
-    axes[4].set_title(f"output (largest gap {float(ds['mlp_sum_gap']):.1g})", fontsize=9)
+    axes[4].set_title(f"output (largest gap {float(ds['mlp_sum_gap']):.1g})", fontsize=style.SMALL)
     axes[4].set_xlabel("output feature")
-    axes[4].legend(fontsize=7)
+    axes[4].legend(fontsize=style.SMALL)
     for ax, mat in ((axes[0], keys), (axes[1], x[:, None]), (axes[3], values)):
         ax.grid(False)
         for (i, j), v in np.ndenumerate(mat):
-            ax.text(j, i, f"{v:+.2f}", ha="center", va="center", fontsize=7)
-    axes[1].set_yticks(range(len(x)), [f"feature {i}" for i in range(len(x))], fontsize=7)
+            ax.text(j, i, f"{v:+.2f}", ha="center", va="center", fontsize=style.SMALL)
+    axes[1].set_yticks(range(len(x)), [f"feature {i}" for i in range(len(x))], fontsize=style.SMALL)
     fig.suptitle("A two-layer MLP is a lookup in two matrices")
     return fig
 
 
 @figure(
     "memory-math/ch5-score-leak",
+    title="Sharper scores leak less",
     cubes=("score_interference", "score_capacity"),
     settings={"leak_d": [("score_interference", "d"), ("score_capacity", "d")]},
 )
@@ -223,12 +234,12 @@ def score_leak(cubes, leak_d):
             # one line collection, not m bar patches: hundreds of bars made this figure slow
             ax.vlines(np.arange(1, m), 0.0, w, color=style.STORED, lw=max(0.4, 120 / m))
             isr = float(sim["draw_isr"].sel(score=name, M=m))
-            ax.set_title(f"{SCORE_LABELS[name]}, M = {m}: ratio {isr:.2f}", fontsize=8)
+            ax.set_title(f"{SCORE_LABELS[name]}, M = {m}: ratio {isr:.2f}", fontsize=style.SMALL)
             ax.set_ylim(-0.75, 1.1)
             if col == 0:
-                ax.set_ylabel("weight (target = 1)", fontsize=8)
+                ax.set_ylabel("weight (target = 1)", fontsize=style.SMALL)
             if row == len(LEAK_PANELS) - 1:
-                ax.set_xlabel("memory", fontsize=8)
+                ax.set_xlabel("memory", fontsize=style.SMALL)
     ax = fig.add_subplot(grid[-1, :])
     ms = sim["M"].values
     colors = (style.GREY, style.OBSERVED, style.STORED, style.RESULT)
@@ -246,6 +257,6 @@ def score_leak(cubes, leak_d):
     ax.set_yscale("log")
     ax.set_xlabel("stored memories M (log scale); dotted lines: exact capacities")
     ax.set_ylabel("interference / signal (log scale)")
-    ax.legend(fontsize=8, ncol=5)
+    ax.legend(fontsize=style.SMALL, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.22))
     fig.suptitle(f"Sharper scores leak less (d = {leak_d}; dots: the draw above)")
     return fig

@@ -1,29 +1,74 @@
-"""One colour code and one look for every figure (the notes' roles, see DESIGN.md, Figures)."""
+"""One colour code and one look for every figure (the notes' roles, see DESIGN.md, Figures),
+and the checks that a drawn figure is readable: no text on text or under a plotted line, three
+type sizes, no two series told apart by a red-green hue alone.
+
+The colours keep the notes' meanings but are chosen so that every pair stays apart for readers
+with red-green colour blindness: under simulated protanopia and deuteranopia the pairs differ
+mainly in lightness (dark violet against light blue, dark red against lighter green and copper).
+tests/test_figure_layout.py checks the distances.
+"""
 
 from __future__ import annotations
 
+import itertools
+import logging
+from contextlib import contextmanager
 from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib import cbook  # noqa: E402
+from matplotlib.collections import LineCollection, PathCollection  # noqa: E402
+from matplotlib.colors import to_hex, to_rgba  # noqa: E402
+from matplotlib.text import Text  # noqa: E402
 
-OBSERVED = "#2f6db5"  # blue: tokens, keys, what is observed
-QUERY = "#b8692e"  # copper: the query, a hidden quantity, the true process
-STORED = "#7a4fb0"  # violet: values, what is stored and returned, derived laws
-RESULT = "#2e8b57"  # green: a result, a new state
-LIMIT = "#c0392b"  # red: a limit or a cost
-GREY = "#8c8c8c"  # context, other settings
+log = logging.getLogger("attnmem")
+
+OBSERVED = "#1f8fd0"  # blue: tokens, keys, what is observed
+QUERY = "#e07a1f"  # copper: the query, a hidden quantity, the true process
+STORED = "#5b2bb5"  # violet: values, what is stored and returned, derived laws
+RESULT = "#3f9a5a"  # green: a result, a new state
+LIMIT = "#b0170f"  # red: a limit or a cost
+GREY = "#636363"  # context, other settings
 
 CYCLE = (STORED, OBSERVED, QUERY, RESULT, LIMIT, GREY)
+
+# The colour code as the gallery's legend shows it: colour, its name, what it marks.
+LEGEND = (
+    (OBSERVED, "blue", "what is observed: tokens, keys"),
+    (QUERY, "copper", "the query, a hidden quantity, the true process"),
+    (STORED, "violet", "what is stored and returned: values, derived laws"),
+    (RESULT, "green", "a result, a new state"),
+    (LIMIT, "red", "a limit or a cost"),
+    (GREY, "grey", "context, other settings"),
+)
+
+# Three type sizes: notes, legends and dense labels; tick and axis labels; titles.
+SMALL, NORMAL, LARGE = 8, 10, 11
+SIZES = (SMALL, NORMAL, LARGE)
+
+# A label set on plotted lines sits on this white box, so that no line runs through it.
+LABEL_BOX = {"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85}
+
+# A legend that has to sit over a marker line gets a white frame (legends have none by default).
+FRAMED = {"frameon": True, "framealpha": 0.9, "edgecolor": "none"}
+
+# A sign in a matrix (negative, zero, positive): brown and teal of ColorBrewer's BrBG, apart
+# for every reader and light enough to read black digits on.
+SIGN = ("#bf812d", "#ffffff", "#35978f")
 
 RC = {
     "figure.dpi": 110,
     "savefig.dpi": 130,
-    "font.size": 10,
-    "axes.titlesize": 11,
-    "axes.labelsize": 10,
+    "font.size": NORMAL,
+    "axes.titlesize": LARGE,
+    "axes.labelsize": NORMAL,
+    "figure.titlesize": LARGE,
+    "legend.fontsize": SMALL,
+    "legend.title_fontsize": SMALL,
     "axes.spines.top": False,
     "axes.spines.right": False,
     "axes.grid": True,
@@ -34,22 +79,304 @@ RC = {
 }
 
 
+def spread(values, gap: float) -> np.ndarray:
+    """Label positions for ``values`` at least ``gap`` apart, in the values' order, each group
+    of crowded labels centred on its values: for labels at the ends of lines that finish close
+    together."""
+    values = np.asarray(values, float)
+    order = np.argsort(values, kind="stable")
+    sorted_values = values[order]
+    groups: list[list[int]] = []  # runs of sorted indices laid out as one block
+    for i in range(len(sorted_values)):
+        groups.append([i])
+        while len(groups) > 1:
+            low, high = groups[-2], groups[-1]
+            if _block(sorted_values, low, gap)[-1] + gap <= _block(sorted_values, high, gap)[0]:
+                break
+            groups[-2:] = [low + high]
+    placed = np.concatenate([_block(sorted_values, g, gap) for g in groups]) if groups else values
+    out = np.empty_like(values)
+    out[order] = placed
+    return out
+
+
+def _block(values: np.ndarray, members: list[int], gap: float) -> np.ndarray:
+    """Positions ``gap`` apart, centred on the mean of the members' values."""
+    offsets = gap * (np.arange(len(members)) - (len(members) - 1) / 2)
+    return values[members].mean() + offsets
+
+
+def ring_label(ax, xy, text: str, dot_area: float, **kwargs) -> None:
+    """Label a dot on a circle round the origin from outside: the text starts just beyond the
+    dot (``dot_area`` in points squared, as scatter's ``s``), aligned away from the centre."""
+    x, y = xy
+    reach = np.sqrt(dot_area) / 2 + 3
+    ax.annotate(
+        text,
+        (x, y),
+        xytext=(reach * x, reach * y),
+        textcoords="offset points",
+        ha="left" if x > 0.3 else "right" if x < -0.3 else "center",
+        va="bottom" if y > 0.3 else "top" if y < -0.3 else "center",
+        fontsize=SMALL,
+        **kwargs,
+    )
+
+
 def apply() -> None:
     plt.rcParams.update(RC)
     plt.rcParams["axes.prop_cycle"] = matplotlib.cycler(color=list(CYCLE))
 
 
 def save(fig, png_path: str | Path) -> None:
-    """Write the figure as PNG and as SVG beside it, then close it.
+    """Write the figure as PNG and as SVG beside it, then close it; log any text collision.
 
-    The layout and the tight bounding box are computed once, by one draw, and then frozen for
-    both files: `bbox_inches="tight"` on each save would lay the figure out and draw it twice
-    per file, which was most of a figure job's time."""
+    The layout and the tight bounding box are computed once, by one draw (the one the collision
+    check makes), and then frozen for both files: `bbox_inches="tight"` on each save would lay
+    the figure out and draw it twice per file, which was most of a figure job's time."""
     png_path = Path(png_path)
     png_path.parent.mkdir(parents=True, exist_ok=True)
-    fig.canvas.draw()
+    for problem in text_overlaps(fig):
+        log.warning("%s: %s", png_path.name, problem)
     bbox = fig.get_tightbbox(fig.canvas.get_renderer()).padded(plt.rcParams["savefig.pad_inches"])
     fig.set_layout_engine("none")
     fig.savefig(png_path, bbox_inches=bbox, metadata={"Software": None})
     fig.savefig(png_path.with_suffix(".svg"), bbox_inches=bbox, metadata={"Date": None})
     plt.close(fig)
+
+
+# ----------------------------------------------------------------------------- readability checks
+
+TOUCH_PX = 1.0  # boxes may touch: an overlap must be deeper than this (pixels at figure dpi)
+
+
+@contextmanager
+def _recording_texts():
+    """Collect the texts a draw actually draws (tick labels outside the view are not drawn)."""
+    drawn: list[Text] = []
+    original = Text.draw
+
+    def draw(self, renderer):
+        original(self, renderer)
+        if self.get_visible() and self.get_text().strip():
+            drawn.append(self)
+
+    Text.draw = draw
+    try:
+        yield drawn
+    finally:
+        Text.draw = original
+
+
+def _name(text: Text) -> str:
+    words = " / ".join(line.strip() for line in text.get_text().splitlines() if line.strip())
+    return repr(words if len(words) <= 40 else words[:37] + "...")
+
+
+def _colour_name(colour) -> str:
+    hexed = to_hex(colour)
+    return next((name for c, name, _ in LEGEND if c == hexed), hexed)
+
+
+def _box(text: Text, renderer) -> np.ndarray:
+    """The four corners of a text's box in display pixels, turned with the text (of an
+    annotation, the text alone, not its arrow)."""
+    ext = Text.get_window_extent(text, renderer)
+    angle = text.get_rotation()
+    corners = [[ext.x0, ext.y0], [ext.x1, ext.y0], [ext.x1, ext.y1], [ext.x0, ext.y1]]
+    if min(angle % 90, 90 - angle % 90) < 1e-6:
+        return np.array(corners)
+    text.set_rotation(0)  # the unturned size; the turned box shares its centre with ext
+    flat = Text.get_window_extent(text, renderer)
+    text.set_rotation(angle)
+    t = np.deg2rad(angle)
+    turn = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    half = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * [flat.width / 2, flat.height / 2]
+    return np.array([(ext.x0 + ext.x1) / 2, (ext.y0 + ext.y1) / 2]) + half @ turn.T
+
+
+def _depth(a: np.ndarray, b: np.ndarray) -> float:
+    """How far two convex boxes overlap (their smallest overlap over the separating axes;
+    negative when they are apart)."""
+    depth = np.inf
+    for poly in (a, b):
+        for i in range(4):
+            edge = poly[(i + 1) % 4] - poly[i]
+            normal = np.array([-edge[1], edge[0]]) / np.hypot(*edge)
+            pa, pb = a @ normal, b @ normal
+            depth = min(depth, min(pa.max(), pb.max()) - max(pa.min(), pb.min()))
+    return depth
+
+
+def _clip(p0: np.ndarray, p1: np.ndarray, lo, hi) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Liang-Barsky: which segments p0->p1 cross the rectangle [lo, hi], and their parts in it."""
+    d = p1 - p0
+    t0, t1 = np.zeros(len(d)), np.ones(len(d))
+    keep = np.isfinite(p0).all(1) & np.isfinite(p1).all(1)
+    for k in range(2):
+        for p, q in ((-d[:, k], p0[:, k] - lo[k]), (d[:, k], hi[k] - p0[:, k])):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                r = q / p
+            keep &= ~((p == 0) & (q < 0))
+            t0 = np.where(p < 0, np.maximum(t0, r), t0)
+            t1 = np.where(p > 0, np.minimum(t1, r), t1)
+    keep &= t0 <= t1
+    return keep, p0 + t0[:, None] * d, p0 + t1[:, None] * d
+
+
+def _marks(ax) -> list[tuple[str, np.ndarray, float, np.ndarray]]:
+    """The plotted lines of an axes: (name, segment starts, ends, marker half-size, marker
+    points), in display pixels, clipped to the axes (grid lines and legend keys are not
+    plotted lines)."""
+    box = ax.get_window_extent()
+    lo, hi = np.array([box.x0, box.y0]), np.array([box.x1, box.y1])
+    out = []
+    for line in ax.lines:
+        if not line.get_visible():
+            continue
+        x, y = np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)
+        points = line.get_transform().transform(np.column_stack([x, y]))
+        style = line.get_drawstyle()
+        if style not in (None, "default"):
+            x, y = cbook.STEP_LOOKUP_MAP[style](x, y)
+        path = line.get_transform().transform(np.column_stack([x, y]))
+        drawn = line.get_linestyle() not in ("None", " ", "") and line.get_linewidth() > 0
+        label = line.get_label()
+        name = repr(label) if not label.startswith("_") else f"a {_colour_name(line.get_color())}"
+        starts, ends = (path[:-1], path[1:]) if drawn else (np.empty((0, 2)),) * 2
+        if line.get_clip_on() and len(starts):
+            keep, starts, ends = _clip(starts, ends, lo, hi)
+            starts, ends = starts[keep], ends[keep]
+        has_marker = line.get_marker() not in (None, "None", " ", "", ",")
+        half = line.get_markersize() / 2 * ax.figure.dpi / 72 if has_marker else 0.0
+        inside = (points >= lo).all(1) & (points <= hi).all(1) & np.isfinite(points).all(1)
+        out.append((f"line {name}", starts, ends, half, points[inside] if has_marker else None))
+    for coll in ax.collections:
+        if not isinstance(coll, LineCollection) or not coll.get_visible():
+            continue
+        segs = [coll.get_transform().transform(s) for s in coll.get_segments() if len(s) > 1]
+        if not segs:
+            continue
+        starts = np.concatenate([s[:-1] for s in segs])
+        ends = np.concatenate([s[1:] for s in segs])
+        keep, starts, ends = _clip(starts, ends, lo, hi)
+        label = coll.get_label()
+        name = repr(label) if label and not label.startswith("_") else "lines"
+        out.append((f"line {name}", starts[keep], ends[keep], 0.0, None))
+    for coll in ax.collections:  # scatter dots, each of its own size
+        if not isinstance(coll, PathCollection) or not coll.get_visible():
+            continue
+        offsets = np.ma.filled(np.ma.asarray(coll.get_offsets(), float), np.nan)
+        points = coll.get_offset_transform().transform(offsets)
+        sizes = np.sqrt(np.asarray(coll.get_sizes(), float)) / 2 * ax.figure.dpi / 72
+        if not len(points) or not len(sizes):
+            continue
+        half = np.resize(sizes, len(points))
+        inside = (points >= lo).all(1) & (points <= hi).all(1) & np.isfinite(points).all(1)
+        empty = np.empty((0, 2))
+        out.append(("a dot", empty, empty, half[inside], points[inside]))
+    return out
+
+
+def _crossed(box: np.ndarray, starts, ends, half, points) -> bool:
+    """Whether segments or markers enter a text's box by more than TOUCH_PX."""
+    centre = box.mean(0)
+    edge = box[1] - box[0]
+    cos, sin = edge / np.hypot(*edge)
+    to_local = np.array([[cos, sin], [-sin, cos]])
+    w = np.hypot(*(box[1] - box[0])) / 2 - TOUCH_PX
+    h = np.hypot(*(box[3] - box[0])) / 2 - TOUCH_PX
+    if w <= 0 or h <= 0:
+        return False
+    if len(starts):
+        a, b = (starts - centre) @ to_local.T, (ends - centre) @ to_local.T
+        if _clip(a, b, (-w, -h), (w, h))[0].any():
+            return True
+    if points is not None and len(points):
+        local = np.abs((points - centre) @ to_local.T)
+        if ((local[:, 0] < w + half) & (local[:, 1] < h + half)).any():
+            return True
+    return False
+
+
+def _on_opaque_box(fig) -> set[int]:
+    """The texts drawn on an opaque box (their own, or a legend's frame), which hides the
+    lines under them."""
+    out = set()
+    for text in fig.findobj(Text):
+        patch = text.get_bbox_patch()
+        if patch is not None and to_rgba(patch.get_facecolor())[3] > 0.5:
+            out.add(id(text))
+    for legend in fig.findobj(lambda a: a.__class__.__name__ == "Legend"):
+        frame = legend.get_frame()
+        if legend.get_frame_on() and to_rgba(frame.get_facecolor())[3] > 0.5:
+            out.update(id(t) for t in legend.findobj(Text))
+    return out
+
+
+def text_overlaps(fig) -> list[str]:
+    """Every collision in a figure, one sentence each: two texts whose boxes overlap (tick,
+    axis and colour-bar labels, titles, legends, annotations), or a text crossed by a plotted
+    line or marker of an axes. Draws the figure once (layout included) and changes nothing."""
+    with _recording_texts() as drawn:
+        fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    texts = list({id(t): t for t in drawn}.values())
+    boxes = [_box(t, renderer) for t in texts]
+    lows = np.array([b.min(0) for b in boxes]).reshape(-1, 2)
+    highs = np.array([b.max(0) for b in boxes]).reshape(-1, 2)
+    found = []
+    for i, j in itertools.combinations(range(len(boxes)), 2):
+        a, b = boxes[i], boxes[j]
+        if (
+            _near(lows[i : i + 1], highs[i : i + 1], lows[j], highs[j])[0]
+            and _depth(a, b) > TOUCH_PX
+        ):
+            found.append(f"text {_name(texts[i])} overlaps text {_name(texts[j])}")
+    masked = _on_opaque_box(fig)
+    for ax in fig.axes:
+        for name, starts, ends, half, points in _marks(ax):
+            lo, hi = _extent(starts, ends, half, points)
+            near = _near(lows, highs, lo - 2 * TOUCH_PX, hi + 2 * TOUCH_PX)
+            for i in np.flatnonzero(near):
+                if id(texts[i]) not in masked and _crossed(boxes[i], starts, ends, half, points):
+                    found.append(f"text {_name(texts[i])} is under {name}")
+    return list(dict.fromkeys(found))
+
+
+def _extent(starts, ends, half, points) -> tuple[np.ndarray, np.ndarray]:
+    """The axis-aligned bounds of a plotted line's segments and markers."""
+    parts = [starts, ends]
+    if points is not None and len(points):
+        reach = np.reshape(half, (-1, 1)) if np.ndim(half) else half
+        parts += [points - reach, points + reach]
+    every = np.concatenate([np.empty((0, 2)), *(p for p in parts if len(p))])
+    every = every[np.isfinite(every).all(1)]
+    if not len(every):  # nothing drawn: bounds that meet no box
+        return np.full(2, np.inf), np.full(2, -np.inf)
+    return every.min(0), every.max(0)
+
+
+def _near(lows: np.ndarray, highs: np.ndarray, lo, hi) -> np.ndarray:
+    """Which of the boxes [lows, highs] overlap [lo, hi] by more than TOUCH_PX both ways."""
+    return ((np.minimum(highs, hi) - np.maximum(lows, lo)) > TOUCH_PX).all(1)
+
+
+def font_sizes(fig) -> list[float]:
+    """The distinct sizes of a figure's visible texts."""
+    texts = fig.findobj(lambda a: isinstance(a, Text) and a.get_visible() and a.get_text())
+    return sorted({float(t.get_fontsize()) for t in texts})
+
+
+def hue_only_pairs(fig) -> list[str]:
+    """Pairs of named series in one axes, red against green, drawn with the same line style
+    and marker: told apart by a red-green hue only."""
+    found = []
+    for ax in fig.axes:
+        named = [line for line in ax.lines if not line.get_label().startswith("_")]
+        for a, b in itertools.combinations(named, 2):
+            hues = {_colour_name(a.get_color()), _colour_name(b.get_color())}
+            same = (a.get_linestyle(), a.get_marker()) == (b.get_linestyle(), b.get_marker())
+            if hues == {"red", "green"} and same:
+                found.append(f"{a.get_label()!r} and {b.get_label()!r} differ by red/green only")
+    return list(dict.fromkeys(found))

@@ -34,6 +34,7 @@ def _prompt(cubes, prompt_L, beta):
 
 @figure(
     "first-principles/E2-program-steps",
+    title="The hand-built program, step by step",
     cubes=("toylang_program",),
     settings={
         "prompt_L": ("toylang_program", "L"),
@@ -54,8 +55,8 @@ def program_steps(cubes, prompt_L, default_beta):
     fig, ax = plt.subplots(figsize=(12, 3.8), layout="constrained")
     for t, w in enumerate(words):
         ax.add_patch(Rectangle((t - 0.42, -0.3), 0.84, 0.6, fc="white", ec=style.OBSERVED))
-        ax.text(t, 0, w, ha="center", va="center", fontsize=9)
-        ax.text(t, -0.45, str(t), ha="center", va="top", fontsize=7, color=style.GREY)
+        ax.text(t, 0, w, ha="center", va="center", fontsize=style.SMALL)
+        ax.text(t, -0.45, str(t), ha="center", va="top", fontsize=style.SMALL, color=style.GREY)
     for t in range(1, n):
         j = int(np.argmax(att[0, t]))
         arrow = FancyArrowPatch(
@@ -89,14 +90,14 @@ def program_steps(cubes, prompt_L, default_beta):
             2.35 if word == "then" else 2.0,
             f"layer 2 at '{word}': read position {j} ({words[j]}), write {fetched} to OUT",
             ha="left",
-            fontsize=8,
+            fontsize=style.SMALL,
             color=style.QUERY,
         )
     ax.text(
         -0.5,
         -1.6,
         "layer 1 at every position: read the position to the left, write its token to PREV",
-        fontsize=8,
+        fontsize=style.SMALL,
         color=style.OBSERVED,
     )
     ax.set_xlim(-0.8, n - 0.2)
@@ -105,13 +106,14 @@ def program_steps(cubes, prompt_L, default_beta):
     ax.set_title(
         f"two instructions on the prompt with a clause in front (beta = {default_beta}): "
         "layer 1 leaves a note, layer 2 addresses by it",
-        fontsize=10,
+        fontsize=style.NORMAL,
     )
     return fig
 
 
 @figure(
     "first-principles/E2-registers",
+    title="The registers of the residual stream, layer by layer",
     cubes=("toylang_program",),
     settings={
         "prompt_L": ("toylang_program", "L"),
@@ -162,7 +164,7 @@ def registers(cubes, prompt_L, default_beta):
                         f"{label} {weight:.2f}" if c else label,
                         ha="center",
                         va="center",
-                        fontsize=7.5,
+                        fontsize=style.SMALL,
                     )
             if filled:
                 ax.add_patch(Rectangle((0, t), 3, 1, fill=False, ec=style.QUERY, lw=2))
@@ -171,25 +173,27 @@ def registers(cubes, prompt_L, default_beta):
                     t + 0.5,
                     f"p = {copy_rows[t]:.3f}",
                     va="center",
-                    fontsize=7.5,
+                    fontsize=style.SMALL,
                     color=style.QUERY,
                 )
         ax.set_xlim(0, 3.6)
         ax.set_ylim(n, 0)
         ax.set_xticks(np.arange(3) + 0.5, columns)
-        ax.set_yticks(np.arange(n) + 0.5, [f"{t} {w}" for t, w in enumerate(words)], fontsize=7)
+        ax.set_yticks(
+            np.arange(n) + 0.5, [f"{t} {w}" for t, w in enumerate(words)], fontsize=style.SMALL
+        )
         ax.grid(False)
         ax.set_title(
             ("step 0: embedding (TOK, POS)", "step 1: after layer 1", "step 2: after layer 2")[
                 step
             ],
-            fontsize=10,
+            fontsize=style.NORMAL,
         )
     axes[0].set_ylabel("position and token")
     fig.suptitle(
         f"the program as a change of registers on the printed prompt (beta = {default_beta}; "
         "position 0 copies itself into PREV)",
-        fontsize=10,
+        fontsize=style.NORMAL,
     )
     return fig
 
@@ -215,6 +219,7 @@ def _merge_fillers(att: np.ndarray, tokens: np.ndarray) -> tuple[np.ndarray, lis
 
 @figure(
     "first-principles/E2-attention-maps",
+    title="Attention maps of the program as sharpness falls",
     cubes=("toylang_program",),
     settings={"map_L": ("toylang_program", "L"), "map_betas": ("toylang_program", "beta")},
 )
@@ -250,13 +255,13 @@ def attention_maps(cubes, map_L, map_betas):
             for i in range(len(keep)):
                 for j in range(i + 1):
                     if merged[i, j] >= 0.15:
-                        ax.text(
+                        ax.text(  # no leading zero: ".50" fits a cell, "0.50" does not
                             j,
                             i,
-                            f"{merged[i, j]:.2f}",
+                            f"{merged[i, j]:.2f}".removeprefix("0"),
                             ha="center",
                             va="center",
-                            fontsize=6,
+                            fontsize=style.SMALL,
                             color="white" if merged[i, j] > 0.6 else "black",
                         )
             if layer == 2:
@@ -267,23 +272,26 @@ def attention_maps(cubes, map_L, map_betas):
                                 (-0.5, i - 0.5), len(keep), 1, fill=False, ec=style.QUERY, lw=1.8
                             )
                         )
-            ax.set_xticks(range(len(keep)), labels, rotation=90, fontsize=7)
-            ax.set_yticks(range(len(keep)), labels, fontsize=7)
+            ax.set_xticks(range(len(keep)), labels, rotation=90, fontsize=style.SMALL)
+            ax.set_yticks(range(len(keep)), labels, fontsize=style.SMALL)
             ax.grid(False)
             py, px = float(d["prob"].sel(copy="Y")), float(d["prob"].sel(copy="X"))
             title = f"layer {layer}, beta = {beta}"
             if layer == 2:
                 title += f": p(Ben) = {py:.3f}, p(Ann) = {px:.3f}"
-            ax.set_title(title, fontsize=9)
+            ax.set_title(title, fontsize=style.SMALL)
             ax.set_xlabel("position looked at")
             ax.set_ylabel("position asking")
     side = fig.add_subplot(grid[:, 2])
-    for beta, color in zip(map_betas, (style.RESULT, style.STORED, style.LIMIT), strict=True):
+    looks = zip((style.RESULT, style.STORED, style.LIMIT), "os^", strict=True)
+    for beta, (color, marker) in zip(map_betas, looks, strict=True):  # a marker per beta
         d = ds.sel(beta=beta, layout="plain")
         side.plot(
             d["L"],
             d["prob"].sel(copy="Y"),
             "-",
+            marker=marker,
+            ms=3,
             color=color,
             label=f"beta = {beta}, second Y (after then)",
         )
@@ -291,21 +299,25 @@ def attention_maps(cubes, map_L, map_betas):
             d["L"],
             d["prob"].sel(copy="X"),
             "--",
+            marker=marker,
+            ms=3,
+            mfc="white",
             color=color,
             label=f"beta = {beta}, final X (after thanked)",
         )
     side.axvline(map_L, color=style.GREY, ls=":", lw=1)
-    side.text(map_L + 0.3, 0.02, f"L = {map_L} (maps)", fontsize=8, color=style.GREY)
+    side.text(map_L + 0.3, 0.02, f"L = {map_L} (maps)", fontsize=style.SMALL, color=style.GREY)
     side.set_xlabel("gap L (fillers)")
     side.set_ylabel("probability of the answer")
     side.set_ylim(0, 1.02)
-    side.legend(fontsize=7, loc="center right")
-    side.set_title("the handle: probability of each answer over L", fontsize=9)
+    side.legend(fontsize=style.SMALL, loc="center right")
+    side.set_title("the handle: probability of each answer over L", fontsize=style.SMALL)
     return fig
 
 
 @figure(
     "first-principles/E2-ablations",
+    title="What each part of the program is worth",
     cubes=("program_ablation",),
     settings={
         "ablation_betas": ("program_ablation", "beta"),
@@ -338,8 +350,10 @@ def ablations(cubes, ablation_betas, default_beta):
             label="clause in front",
         )
         for k in range(len(y)):
-            ax.text(plain[k] + 2, y[k] - 0.2, f"{plain[k]:.0f}", va="center", fontsize=7)
-            ax.text(clause[k] + 2, y[k] + 0.2, f"{clause[k]:.0f}", va="center", fontsize=7)
+            ax.text(plain[k] + 2, y[k] - 0.2, f"{plain[k]:.0f}", va="center", fontsize=style.SMALL)
+            ax.text(
+                clause[k] + 2, y[k] + 0.2, f"{clause[k]:.0f}", va="center", fontsize=style.SMALL
+            )
         ax.set_yticks(y, [MACHINE_LABELS[m] for m in tm.MACHINES])
         ax.set_xlim(0, 230)
         ax.axvline(200, color=style.GREY, lw=0.6, ls=":")
@@ -347,10 +361,10 @@ def ablations(cubes, ablation_betas, default_beta):
         mark = " (the text's reading)" if beta == default_beta else ""
         ax.set_title(
             f"beta = {beta}{mark}",
-            fontsize=10,
+            fontsize=style.NORMAL,
             color=style.RESULT if beta == default_beta else "black",
         )
     np.atleast_1d(axes)[0].invert_yaxis()  # shared: once for all panels
     handles, labels = np.atleast_1d(axes)[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize=8)
+    fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize=style.SMALL)
     return fig

@@ -9,7 +9,11 @@ from . import style
 from .catalog import figure
 
 
-@figure("first-principles/E2-trained-loss", cubes=("toylang_training",))
+@figure(
+    "first-principles/E2-trained-loss",
+    title="A small transformer trained on ToyLang",
+    cubes=("toylang_training",),
+)
 def trained_loss(cubes):
     """A two-layer transformer trained on ToyLang (N = 8, F = 6, gaps 0-6). Left: the mean loss
     per token at Part A's L = 3 over training, one line per seed, with the true-process floor.
@@ -64,7 +68,11 @@ def trained_loss(cubes):
     return fig
 
 
-@figure("first-principles/E2-trained-maps", cubes=("toylang_training",))
+@figure(
+    "first-principles/E2-trained-maps",
+    title="Attention of the trained model beside the hand-built program",
+    cubes=("toylang_training",),
+)
 def trained_maps(cubes):
     """Attention at L = 3 averaged over held-out sentences (rows: the position asking, which
     predicts the next token; columns: the position read). Top: the hand-built program at beta =

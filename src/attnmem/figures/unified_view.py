@@ -27,11 +27,15 @@ LAYER_COLOUR = {
     "linear attention": style.QUERY,
     "decayed / gated": style.RESULT,
     "delta rule": style.LIMIT,
-    "test-time training": "#5a5a5a",
+    "test-time training": "black",
 }
 
 
-@figure("memory-math/ch12-corner", cubes=("unified_view", "fast_weight_algebra"))
+@figure(
+    "memory-math/ch12-corner",
+    title="Layers sorted by state and read: the empty corner",
+    cubes=("unified_view", "fast_weight_algebra"),
+)
 def corner(cubes):
     """Layers sorted by two questions: does the state stay fixed or grow with the sequence, and
     is the read linear in the query? Linear attention and state-space layers sit in the
@@ -68,7 +72,7 @@ def corner(cubes):
             )
         )
         ax.text(x0 + 2.0, y0 + 2.75, title, ha="center", weight="bold", color=colour)
-        ax.text(x0 + 2.0, y0 + 1.6, body, ha="center", va="center", fontsize=11)
+        ax.text(x0 + 2.0, y0 + 1.6, body, ha="center", va="center", fontsize=style.LARGE)
     ax.add_patch(
         FancyArrowPatch(
             (3.0, 2.2),
@@ -84,7 +88,7 @@ def corner(cubes):
         1.0,
         f"sum v_i (k_i.q) = (sum v_i k_i^T) q\nlargest gap computed: {collapse:.1e}",
         ha="center",
-        fontsize=8.5,
+        fontsize=style.SMALL,
         color=style.LIMIT,
     )
     ax.text(
@@ -92,7 +96,7 @@ def corner(cubes):
         1.0,
         f"a finite feature map (DPFP) compresses too:\ngap {dpfp:.1e}; the exp kernel cannot",
         ha="center",
-        fontsize=8.5,
+        fontsize=style.SMALL,
         color=style.GREY,
     )
     ax.text(3.0, 8.0, "linear read", ha="center", weight="bold")
@@ -102,7 +106,9 @@ def corner(cubes):
     return fig
 
 
-@figure("memory-math/ch13-seven-layers", cubes=("unified_view",))
+@figure(
+    "memory-math/ch13-seven-layers", title="Seven layers, four questions", cubes=("unified_view",)
+)
 def seven_layers(cubes):
     """Seven layers answer the same four questions in our own short words: what the state is,
     its write rule, its read rule and what it loses. On the right, the number of values each
@@ -127,7 +133,7 @@ def seven_layers(cubes):
         y = len(layers) - 0.5 - i
         tab.text(0.0, y, name, weight="bold", color=LAYER_COLOUR[name], va="center")
         for x, answer in zip(xs, FOUR_ANSWERS[name], strict=True):
-            tab.text(x, y, answer, ha="center", va="center", fontsize=8.5)
+            tab.text(x, y, answer, ha="center", va="center", fontsize=style.SMALL)
     ax = fig.add_subplot(grid[1])
     flat = [name for i, name in enumerate(layers) if name not in ("MLP", "softmax attention")]
     same = numbers.sel(seven_layer=flat).values
@@ -147,12 +153,12 @@ def seven_layers(cubes):
             n, numbers.sel(seven_layer=name).values, color=LAYER_COLOUR[name], lw=2.0, label=name
         )
     ax.axvline(4096, color=style.GREY, ls=":", lw=1)
-    ax.text(4096, ax.get_ylim()[1], " n = 4,096", color=style.GREY, va="top", fontsize=8)
+    ax.text(4096, ax.get_ylim()[1], " n = 4,096", color=style.GREY, va="top", fontsize=style.SMALL)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("tokens read n (log scale)")
     ax.set_ylabel("numbers the layer keeps (log scale)")
     ax.set_title("state size at width d = 64")
-    ax.legend(fontsize=7.5, loc="upper left")
+    ax.legend(fontsize=style.SMALL, loc="upper center", bbox_to_anchor=(0.5, -0.16))
     ax.set_ylim(50, 3e7)
     return fig

@@ -1,0 +1,240 @@
+"""Readable figures: no text on text or under a plotted line, three type sizes, no two series
+told apart by a red-green hue alone, and a palette that stays apart for red-green readers.
+
+The layout checks are ``style.text_overlaps``, ``style.font_sizes`` and ``style.hue_only_pairs``
+(the figure job logs the first one too); here they run on small figures built to collide and on
+every figure of the catalog, drawn from the pipeline's cubes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from matplotlib.colors import to_rgb
+
+from attnmem.figures import catalog, style
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# ----------------------------------------------------------------------------- colour vision
+
+# Machado, Oliveira & Fernandes (2009), severity 1.0: linear-RGB matrices that simulate full
+# protanopia and deuteranopia (the two red-green dichromacies).
+MACHADO = {
+    "protanopia": np.array(
+        [
+            [0.152286, 1.052583, -0.204868],
+            [0.114503, 0.786281, 0.099216],
+            [-0.003882, -0.048116, 1.051998],
+        ]
+    ),
+    "deuteranopia": np.array(
+        [
+            [0.367322, 0.860646, -0.227968],
+            [0.280085, 0.672501, 0.047413],
+            [-0.011820, 0.042940, 0.968881],
+        ]
+    ),
+}
+VISIONS = {"normal": np.eye(3), **MACHADO}
+
+# CIE76 distance every pair must keep. A distance of 2.3 is a just-noticeable difference for two
+# large patches side by side; lines and markers are thin and seen apart, so ask for about ten
+# times that. 20 is also more than the closest pair of the two palettes designed for colour-blind
+# readers keeps under the same simulation (Okabe-Ito and Paul Tol's "bright": 17 to 19).
+MIN_DELTA_E = 20.0
+
+ROLES = {
+    name: colour
+    for colour, name, _ in style.LEGEND  # the six roles of the colour code
+}
+BEFORE = {  # the palette of the first release: blue and violet merged for deuteranopes
+    "blue": "#2f6db5",
+    "copper": "#b8692e",
+    "violet": "#7a4fb0",
+    "green": "#2e8b57",
+    "red": "#c0392b",
+    "grey": "#8c8c8c",
+}
+
+
+def _linear(colour) -> np.ndarray:
+    c = np.asarray(to_rgb(colour))
+    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+
+
+def _lab(linear_rgb: np.ndarray) -> np.ndarray:
+    """CIELAB (D65) of a linear sRGB colour."""
+    xyz_of_rgb = np.array(
+        [
+            [0.4124564, 0.3575761, 0.1804375],
+            [0.2126729, 0.7151522, 0.0721750],
+            [0.0193339, 0.1191920, 0.9503041],
+        ]
+    )
+    t = xyz_of_rgb @ np.clip(linear_rgb, 0, 1) / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(t > (6 / 29) ** 3, np.cbrt(t), t / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def closest_pairs(colours: dict[str, str]) -> list[tuple[float, str, str, str]]:
+    """(CIE76 distance, vision, colour, colour) of every pair under every vision, closest first."""
+    out = []
+    for vision, matrix in VISIONS.items():
+        lab = {name: _lab(matrix @ _linear(c)) for name, c in colours.items()}
+        for a, b in itertools.combinations(colours, 2):
+            out.append((float(np.linalg.norm(lab[a] - lab[b])), vision, a, b))
+    return sorted(out)
+
+
+def test_the_simulation_is_the_published_one():
+    """Each Machado matrix keeps white white (its rows sum to one), and a deuteranope sees pure
+    red and pure green as far closer than a trichromat does."""
+    for matrix in MACHADO.values():
+        assert np.allclose(matrix.sum(1), 1.0, atol=1e-3)
+    red_green = {"red": "#ff0000", "green": "#00ff00"}
+    by_vision = {v: d for d, v, _, _ in closest_pairs(red_green)}
+    assert by_vision["deuteranopia"] < by_vision["normal"] / 2
+
+
+def test_every_pair_of_style_colours_stays_apart_for_red_green_readers():
+    assert set(ROLES) == {"blue", "copper", "violet", "green", "red", "grey"}
+    too_close = [p for p in closest_pairs(ROLES) if p[0] < MIN_DELTA_E]
+    assert not too_close, "\n".join(f"{v}: {a}/{b} only {d:.1f} apart" for d, v, a, b in too_close)
+    negative, zero, positive = style.SIGN
+    sign = {"negative": negative, "zero": zero, "positive": positive}
+    assert closest_pairs(sign)[0][0] >= MIN_DELTA_E
+
+
+def test_the_first_palette_fails_the_same_check():
+    distance, vision, a, b = closest_pairs(BEFORE)[0]
+    assert distance < MIN_DELTA_E and vision == "deuteranopia" and {a, b} == {"blue", "violet"}
+
+
+# ----------------------------------------------------------------------------- layout checks
+
+
+def _lines(ax):
+    x = np.linspace(0, 10, 50)
+    for k in range(4):
+        ax.plot(x, x + 0.3 * k, color=style.GREY)
+    return x
+
+
+def test_crowded_labels_at_line_ends_are_found_and_spread_apart():
+    """A1 before the fix: labels at the ends of lines that finish close together."""
+    style.apply()
+    fig, ax = plt.subplots(figsize=(4, 3))
+    _lines(ax)
+    ends = [10 + 0.3 * k for k in range(4)]
+    for k, y in enumerate(ends):
+        ax.text(10.2, y, f"N={k}", va="center", fontsize=style.SMALL)
+    found = style.text_overlaps(fig)
+    assert "text 'N=0' overlaps text 'N=1'" in found
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(4, 3))
+    _lines(ax)
+    for k, y in enumerate(style.spread(ends, 0.06 * 10.9)):
+        ax.text(10.2, y, f"N={k}", va="center", fontsize=style.SMALL)
+    assert style.text_overlaps(fig) == []
+    plt.close(fig)
+
+
+def test_a_label_crossed_by_a_curve_is_found_unless_it_sits_on_a_white_box():
+    """ch6-capacity-over-d before the fix: capacities printed where other curves pass."""
+    style.apply()
+    for box, expected in ((None, ["text '483' is under line 'ReLU'"]), (style.LABEL_BOX, [])):
+        fig, ax = plt.subplots(figsize=(4, 3))
+        ax.plot([0, 10], [0, 10], color=style.QUERY, label="ReLU")
+        ax.text(5, 5, "483", ha="center", va="center", fontsize=style.SMALL, bbox=box)
+        assert style.text_overlaps(fig) == expected
+        plt.close(fig)
+
+
+def test_a_legend_over_lines_is_found_unless_it_moves_or_has_a_frame():
+    """A3-window-staircase before the fix: a frameless legend over the other gaps' lines."""
+    style.apply()
+    for where, expected in (({}, 1), ({"bbox_to_anchor": (1.02, 1)}, 0), (style.FRAMED, 0)):
+        fig, ax = plt.subplots(figsize=(4, 3))
+        for r in range(1, 10):
+            ax.axvline(r, color=style.GREY, lw=0.7)
+        ax.plot([0, 10], [0, 0], color=style.STORED, label="final X (L = 3)")
+        ax.legend(loc="upper left", **where)
+        found = style.text_overlaps(fig)
+        assert len(found) == expected, found
+        assert all("'final X (L = 3)' is under line a grey" in f for f in found)
+        plt.close(fig)
+
+
+def test_turned_tick_labels_that_do_not_touch_pass():
+    style.apply()
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.plot(range(6), range(6))
+    ax.set_xticks(range(6), [f"token {i}" for i in range(6)], rotation=45, ha="right")
+    assert style.text_overlaps(fig) == []
+    plt.close(fig)
+
+
+def test_red_against_green_alone_is_found():
+    style.apply()
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1], color=style.LIMIT, label="raw")
+    ax.plot([0, 1], [1, 0], color=style.RESULT, label="divided")
+    assert style.hue_only_pairs(fig) == ["'raw' and 'divided' differ by red/green only"]
+    ax.lines[1].set_linestyle("--")
+    assert style.hue_only_pairs(fig) == []
+    plt.close(fig)
+
+
+def test_spread_keeps_order_and_leaves_lonely_labels_alone():
+    placed = style.spread([62.0, 59.0, 57.5, 57.0, 56.5, 30.0], 2.0)
+    assert placed[-1] == 30.0
+    assert list(np.argsort(placed)) == list(np.argsort([62.0, 59.0, 57.5, 57.0, 56.5, 30.0]))
+    assert np.min(np.diff(np.sort(placed))) >= 2.0 - 1e-9
+    assert np.isclose(placed[:5].mean(), np.mean([62.0, 59.0, 57.5, 57.0, 56.5]))
+
+
+# ----------------------------------------------------------------------------- every figure
+
+
+def _module_problems(module: str, results: str) -> list[str]:
+    """Draw one figure module's figures from the cubes in ``results`` and list every layout
+    problem as '<figure id>: <problem>' (run in a worker process)."""
+    from attnmem.config import load_yaml
+    from attnmem.cube import read_cube
+    from attnmem.figure_settings import settings_of
+
+    style.apply()
+    settings = settings_of(load_yaml(ROOT / "config" / "config.yaml"), module)
+    out = []
+    for fig_id, draw in catalog.imported(module).items():
+        spec = draw.figure
+        cubes = {c: read_cube(Path(results) / f"{c}.nc") for c in spec.cubes}
+        fig = draw(cubes, **{name: settings[name] for name in spec.settings})
+        found = style.text_overlaps(fig) + style.hue_only_pairs(fig)
+        off = [s for s in style.font_sizes(fig) if s not in style.SIZES]
+        if off:
+            found.append(f"font sizes {off} are not among the style's {list(style.SIZES)}")
+        out += [f"{fig_id}: {problem}" for problem in found]
+        plt.close(fig)
+    return out
+
+
+@pytest.mark.pipeline
+def test_every_figure_is_readable(pipeline):
+    """No figure of the catalog has a text collision, a size off the type scale or two series
+    told apart by red against green only (the modules are drawn two or more at a time)."""
+    modules = sorted(catalog.groups())
+    results = str(pipeline / "results")
+    with ProcessPoolExecutor(max_workers=max(2, min(4, os.cpu_count() or 1))) as pool:
+        found = [
+            p for ps in pool.map(_module_problems, modules, [results] * len(modules)) for p in ps
+        ]
+    assert not found, f"{len(found)} layout problem(s):\n" + "\n".join(found)

@@ -1,0 +1,129 @@
+"""The gallery in a real browser: headless Chromium opens a gallery of every catalog figure (with
+stand-in images, so no pipeline is needed) and a probe script types into the search box, letter
+by letter, and records which figures stay visible; it also reads the colour legend and the links
+under each figure. Chromium comes from Debian's packages, as for the claims page."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import subprocess
+
+import pytest
+from test_claims_page import chromium
+
+from attnmem.cli import build_gallery
+from attnmem.figures import catalog, style
+
+PROBE = """
+<script>
+window.addEventListener('load', () => {
+  const box = document.getElementById('search');
+  const visible = () => [...document.querySelectorAll('figure')].filter(f => !f.hidden)
+      .map(f => f.id);
+  const type = text => {  // clear the box, then one input event per letter, as typing does
+    box.value = ''; box.dispatchEvent(new Event('input'));
+    for (const ch of text) { box.value += ch; box.dispatchEvent(new Event('input')); }
+  };
+  const out = {all: visible()};
+  type('capacity');
+  out.capacity = visible();
+  out.capacityText = out.capacity.map(id => document.getElementById(id).textContent
+      .toLowerCase().includes('capacity'));
+  out.count = document.getElementById('count').textContent;
+  type('window staircase');
+  out.twoWords = visible();
+  type('no-such-figure');
+  out.none = visible();
+  out.sectionsShown = [...document.querySelectorAll('section.doc')].filter(s => !s.hidden).length;
+  type('');
+  out.cleared = visible().length;
+  out.legend = [...document.querySelectorAll('.legend li')].map(li =>
+      [getComputedStyle(li.querySelector('.swatch')).backgroundColor, li.textContent]);
+  out.links = [...document.querySelectorAll('figure')].map(f =>
+      [f.id, f.querySelector('h3').textContent,
+       [...f.querySelectorAll('.links a')].map(a => a.getAttribute('href'))]);
+  const pre = document.createElement('pre'); pre.id = 'probe';
+  pre.textContent = JSON.stringify(out); document.body.appendChild(pre);
+});
+</script>
+"""
+
+
+def _rgb(colour: str) -> str:
+    r, g, b = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({r}, {g}, {b})"
+
+
+def test_gallery_search_legend_titles_and_links(tmp_path):
+    exe = chromium()
+    if exe is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must install Debian's chromium (see .ci/run)")
+        pytest.skip("no Chromium: `apt-get install chromium` enables the browser test")
+    figures_dir, results = tmp_path / "figures", tmp_path / "results"
+    figures_dir.mkdir()
+    results.mkdir()
+    figures = catalog.scan()
+    captions = {}
+    for module in catalog.groups():
+        captions.update({i: catalog.caption(fn) for i, fn in catalog.imported(module).items()})
+    pngs, rsts = [], []
+    for fig in figures:
+        png = figures_dir / f"{fig.id}.png"
+        png.parent.mkdir(parents=True, exist_ok=True)
+        png.write_bytes(b"")
+        png.with_suffix(".rst").write_text(captions[fig.id] + "\n", encoding="utf-8")
+        pngs.append(png)
+        rsts.append(png.with_suffix(".rst"))
+    claims = results / "claims.csv"
+    claims.write_text("id,verdict,figure\nx/claim-1,reproduced,memory-math/ch6-capacity-over-d\n")
+    page = figures_dir / "index.html"
+    build_gallery([f.id for f in figures], pngs, rsts, claims, page)
+    page.write_text(page.read_text(encoding="utf-8") + PROBE, encoding="utf-8")
+
+    proc = subprocess.run(
+        [
+            exe,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--window-size=1400,900",
+            "--virtual-time-budget=20000",
+            "--dump-dom",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    found = re.search(r"<pre id=\"probe\">(.*?)</pre>", proc.stdout, re.S)
+    assert found, f"the probe did not run:\n{proc.stderr[-2000:]}"
+    out = json.loads(html.unescape(found.group(1)))
+
+    everything = len(figures)
+    assert len(out["all"]) == everything
+    assert "memory-math/ch6-capacity-over-d" in out["capacity"]
+    assert 0 < len(out["capacity"]) < everything and all(out["capacityText"])
+    assert out["count"] == f"{len(out['capacity'])} of {everything} figures"
+    assert out["twoWords"] == ["first-principles/A3-window-staircase"]
+    assert out["none"] == [] and out["sectionsShown"] == 0
+    assert out["cleared"] == everything
+
+    assert [swatch for swatch, _ in out["legend"]] == [_rgb(c) for c, _, _ in style.LEGEND]
+    legend = zip(style.LEGEND, out["legend"], strict=True)
+    assert all(meaning in text for (_, _, meaning), (_, text) in legend)
+
+    by_id = catalog.by_id()
+    for fig_id, title, hrefs in out["links"]:
+        fig = by_id[fig_id]
+        assert title == catalog.heading(fig.title, captions[fig_id]) and len(title) <= 70
+        assert hrefs[: len(fig.cubes)] == [f"../results/{c}.nc" for c in fig.cubes], fig_id
+        assert hrefs[-1].endswith(f"src/attnmem/figures/{fig.module}.py"), fig_id
