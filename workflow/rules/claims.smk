@@ -6,18 +6,23 @@ from attnmem.registry_lint import check_registry_once, summary
 
 REGISTRY = BASE / "config/claims"
 
-# The registry is checked before any job, against the config and the experiment manifest:
-# unknown cubes, variables, dims and grid values, misspelled tolerances, duplicate ids. A hash of
-# what the check read is kept under .snakemake/ (never results/), so an unchanged registry costs
-# no YAML parse at the next start.
-REGISTRY_PROBLEMS = check_registry_once(
-    REGISTRY, config, MANIFEST, ".snakemake/attnmem/registry.sha256"
-)
-if REGISTRY_PROBLEMS:
-    raise WorkflowError(
-        f"the claims registry has {len(REGISTRY_PROBLEMS)} problem(s); no job was run:\n"
-        + summary(REGISTRY_PROBLEMS)
+
+def checked_registry(wildcards):
+    """The registry files, once the registry is found sound against the config and the
+    experiment manifest: unknown cubes, variables, dims and grid values, misspelled
+    tolerances, duplicate ids. An input function runs while the DAG is built, before any job,
+    and only when the claims table is to be built (a run asked only for cubes is not refused).
+    A hash of what the check read is kept under .snakemake/ (never results/), so an unchanged
+    registry costs no YAML parse at the next start."""
+    problems = check_registry_once(
+        REGISTRY, config, MANIFEST, ".snakemake/attnmem/registry.sha256"
     )
+    if problems:
+        raise WorkflowError(
+            f"the claims registry has {len(problems)} problem(s); no job was run:\n"
+            + summary(problems)
+        )
+    return [here(p) for p in registry_files(REGISTRY)]
 
 
 rule claims:
@@ -25,7 +30,7 @@ rule claims:
         cubes=[
             f"results/{name}.nc" for name in cubes_named_in(registry_files(REGISTRY))
         ],
-        registry=[here(p) for p in registry_files(REGISTRY)],
+        registry=checked_registry,
         code=here(BASE / "src/attnmem/claims.py"),
     output:
         "results/claims.csv",

@@ -15,12 +15,22 @@ from attnmem.figures import catalog
 FIGURE_CODE = os.path.relpath(BASE / "src/attnmem/figures")
 FIGURE_SETTINGS = "results/config/figures"
 
-# Every grid value a figure picks (config `figures:`) is checked against the grids before any
-# job runs, so that a narrowed grid stops the run here, naming the setting.
-try:
-    check_figure_settings(config, catalog.scan())
-except FigureSettingsError as err:
-    raise WorkflowError(str(err)) from None
+
+def checked_settings(module):
+    """The input naming a figure module's settings snapshot, once every grid value a figure
+    picks (config `figures:`) is found in the grids. An input function runs while the DAG is
+    built, before any job, and only when a figure is to be drawn: a narrowed grid stops such a
+    run there, naming the setting, and a run asked only for cubes is not refused."""
+
+    def settings(wildcards):
+        try:
+            check_figure_settings(config, catalog.scan())
+        except FigureSettingsError as err:
+            raise WorkflowError(str(err)) from None
+        return str(snapshot_path(module, settings_of(config, module), FIGURE_SETTINGS))
+
+    return settings
+
 
 # The gallery (rules/claims.smk) reads every figure's PNG and caption, in catalog order.
 all_figure_pngs = catalog.figure_pngs
@@ -56,9 +66,7 @@ for _module, _figures in catalog.groups().items():
             cubes=[f"results/{c}.nc" for c in catalog.cubes_of(_figures)],
             module=os.path.join(FIGURE_CODE, f"{_module}.py"),
             code=[os.path.join(FIGURE_CODE, f) for f in ("catalog.py", "style.py")],
-            settings=str(
-                snapshot_path(_module, settings_of(config, _module), FIGURE_SETTINGS)
-            ),
+            settings=checked_settings(_module),
         output:
             png=[
                 report(
