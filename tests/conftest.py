@@ -42,7 +42,7 @@ def pipeline(request) -> Path:
     import re
     import time
 
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    capture = request.config.pluginmanager.getplugin("capturemanager")
     exe = Path(sys.executable).with_name("snakemake")
     cmd = [str(exe) if exe.exists() else "snakemake", "--snakefile", str(ROOT / "Snakefile")]
     cmd += ["--cores", "2", "--quiet", "rules"]
@@ -54,11 +54,13 @@ def pipeline(request) -> Path:
         for line in proc.stdout:
             lines.append(line)
             step = re.search(r"(\d+) of (\d+) steps \((\d+%)\) done", line)
-            if step and reporter is not None:
-                reporter.write_line(
-                    f"[pipeline fixture] {step.group(1)}/{step.group(2)} Snakemake steps "
-                    f"({step.group(3)}), {time.monotonic() - start:.0f} s"
-                )
+            if step:  # past pytest's capture, so that it shows while the build runs
+                with capture.global_and_fixture_disabled():
+                    sys.stdout.write(
+                        f"\n[pipeline fixture] {step.group(1)}/{step.group(2)} Snakemake steps "
+                        f"({step.group(3)}), {time.monotonic() - start:.0f} s"
+                    )
+                    sys.stdout.flush()
     if proc.returncode != 0:
         raise AssertionError("the pipeline build failed:\n" + "".join(lines[-80:]))
     return ROOT

@@ -1,28 +1,7 @@
 # The claims table (registry judged against the cubes) and the figure gallery; both run where
 # Snakemake runs (localrule), never in a cluster queue.
 
-from attnmem.claims import cubes_named_in, registry_files
-from attnmem.registry_lint import check_registry_once, summary
-
-REGISTRY = BASE / "config/claims"
-
-
-def checked_registry(wildcards):
-    """The registry files, once the registry is found sound against the config and the
-    experiment manifest: unknown cubes, variables, dims and grid values, misspelled
-    tolerances, duplicate ids. An input function runs while the DAG is built, before any job,
-    and only when the claims table is to be built (a run asked only for cubes is not refused).
-    A hash of what the check read is kept under .snakemake/ (never results/), so an unchanged
-    registry costs no YAML parse at the next start."""
-    problems = check_registry_once(
-        REGISTRY, config, MANIFEST, ".snakemake/attnmem/registry.sha256"
-    )
-    if problems:
-        raise WorkflowError(
-            f"the claims registry has {len(problems)} problem(s); no job was run:\n"
-            + summary(problems)
-        )
-    return [here(p) for p in registry_files(REGISTRY)]
+from attnmem.claims import cubes_named_in
 
 
 rule claims:

@@ -1,9 +1,16 @@
-# Shared helpers: config validation (before any job runs), experiment inputs.
+# Shared helpers: config validation (before any job runs), experiment inputs, and the registry
+# and figure-setting checks that run while the DAG is built.
 
 import os
 from pathlib import Path
 
+from attnmem.claims import registry_files
 from attnmem.config import ConfigError, check_config_once, snapshot_hash
+from attnmem.figure_settings import FigureSettingsError, snapshot_path
+from attnmem.figure_settings import check as check_figure_settings
+from attnmem.figure_settings import settings_of
+from attnmem.figures import catalog
+from attnmem.registry_lint import check_registry_once, summary
 from attnmem.schema import load_manifest
 from attnmem.costs import load_costs, over_limits, point_count
 from attnmem.shards import science_block, shards_of
@@ -11,6 +18,8 @@ from snakemake.logging import logger
 from attnmem.sources import experiment_sources, science_files
 
 BASE = Path(workflow.basedir)
+REGISTRY = BASE / "config/claims"
+FIGURE_SETTINGS = "results/config/figures"
 # What each experiment declares (grid keys, outputs), generated from the science by
 # `python -m attnmem schema`; the science's own text must name the same experiments.
 MANIFEST = load_manifest(BASE / "workflow/schemas/experiments.json")
@@ -65,3 +74,37 @@ def science(name):
     (grid expansion, per-point seeding, writing): editing any of them reruns the experiment.
     """
     return [here(p) for p in science_files(name)]
+
+
+def checked_registry(wildcards):
+    """The registry files, once the registry is found sound against the config and the
+    experiment manifest: unknown cubes, variables, dims and grid values, misspelled
+    tolerances, duplicate ids. An input function runs while the DAG is built, before any job,
+    and only when the claims table is to be built (a run asked only for cubes is not refused).
+    A hash of what the check read is kept under .snakemake/ (never results/), so an unchanged
+    registry costs no YAML parse at the next start."""
+    problems = check_registry_once(
+        REGISTRY, config, MANIFEST, ".snakemake/attnmem/registry.sha256"
+    )
+    if problems:
+        raise WorkflowError(
+            f"the claims registry has {len(problems)} problem(s); no job was run:\n"
+            + summary(problems)
+        )
+    return [here(p) for p in registry_files(REGISTRY)]
+
+
+def checked_settings(module):
+    """The input naming a figure module's settings snapshot, once every grid value a figure
+    picks (config `figures:`) is found in the grids. An input function runs while the DAG is
+    built, before any job, and only when a figure is to be drawn: a narrowed grid stops such a
+    run there, naming the setting, and a run asked only for cubes is not refused."""
+
+    def settings(wildcards):
+        try:
+            check_figure_settings(config, catalog.scan())
+        except FigureSettingsError as err:
+            raise WorkflowError(str(err)) from None
+        return str(snapshot_path(module, settings_of(config, module), FIGURE_SETTINGS))
+
+    return settings

@@ -7,29 +7,9 @@
 
 import os
 
-from attnmem.figure_settings import FigureSettingsError, snapshot_path
-from attnmem.figure_settings import check as check_figure_settings
 from attnmem.figure_settings import settings_of, write_snapshot
-from attnmem.figures import catalog
 
 FIGURE_CODE = os.path.relpath(BASE / "src/attnmem/figures")
-FIGURE_SETTINGS = "results/config/figures"
-
-
-def checked_settings(module):
-    """The input naming a figure module's settings snapshot, once every grid value a figure
-    picks (config `figures:`) is found in the grids. An input function runs while the DAG is
-    built, before any job, and only when a figure is to be drawn: a narrowed grid stops such a
-    run there, naming the setting, and a run asked only for cubes is not refused."""
-
-    def settings(wildcards):
-        try:
-            check_figure_settings(config, catalog.scan())
-        except FigureSettingsError as err:
-            raise WorkflowError(str(err)) from None
-        return str(snapshot_path(module, settings_of(config, module), FIGURE_SETTINGS))
-
-    return settings
 
 
 # The gallery (rules/claims.smk) reads every figure's PNG and caption, in catalog order.
