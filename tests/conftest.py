@@ -70,3 +70,29 @@ def pipeline(request) -> Path:
 def claims_rows(pipeline) -> dict[str, dict]:
     with open(pipeline / "results" / "claims.csv", encoding="utf-8") as fh:
         return {row["id"]: row for row in csv.DictReader(fh)}
+
+
+def browser_probe(page: Path, tmp_path: Path) -> dict:
+    """Open ``page`` in Debian's headless Chromium at 1400 px, let its scripts run, and return
+    the JSON its probe script wrote into ``<pre id="probe">`` (Chromium dumps the DOM). Skips
+    with a message when there is no Chromium, and fails in CI, where ``.ci/run`` installs it."""
+    import html
+    import json
+    import re
+    import shutil
+
+    exe = next(
+        filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None
+    )
+    if exe is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must install Debian's chromium (see .ci/run)")
+        pytest.skip("no Chromium: `apt-get install chromium` enables the browser test")
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"]
+    flags += ["--disable-background-networking", "--disable-component-update", "--disable-sync"]
+    flags += [f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,900"]
+    flags += ["--virtual-time-budget=20000", "--dump-dom"]
+    proc = subprocess.run([exe, *flags, page.as_uri()], capture_output=True, text=True, timeout=120)
+    found = re.search(r"<pre id=\"probe\">(.*?)</pre>", proc.stdout, re.S)
+    assert found, f"the probe did not run:\n{proc.stderr[-2000:]}"
+    return json.loads(html.unescape(found.group(1)))

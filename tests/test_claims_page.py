@@ -8,13 +8,8 @@ with a message saying how to enable it.
 
 from __future__ import annotations
 
-import json
-import os
-import re
-import shutil
-import subprocess
-
 import pytest
+from conftest import browser_probe
 
 PROBE = """
 <script>
@@ -45,50 +40,14 @@ window.addEventListener('load', () => {
 """
 
 
-def chromium() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
-
-
 @pytest.mark.pipeline
 def test_claims_page_sorts_and_fits_1400_px(pipeline, tmp_path):
-    exe = chromium()
-    if exe is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI must install Debian's chromium (see .ci/run)")
-        pytest.skip("no Chromium: `apt-get install chromium` enables the browser test")
     page = tmp_path / "claims.html"
     page.write_text(
         (pipeline / "results" / "claims.html").read_text(encoding="utf-8") + PROBE,
         encoding="utf-8",
     )
-    proc = subprocess.run(
-        [
-            exe,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={tmp_path / 'profile'}",
-            "--window-size=1400,900",
-            "--virtual-time-budget=20000",
-            "--dump-dom",
-            page.as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    found = re.search(r"<pre id=\"probe\">(.*?)</pre>", proc.stdout, re.S)
-    assert found, f"the probe did not run:\n{proc.stderr[-2000:]}"
-    out = json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    out = browser_probe(page, tmp_path)
     assert out["columns"][11:13] == ["evidence", "reading"]
     assert out["scrollWidth"] <= out["clientWidth"], f"scrolls sideways: {out}"
     assert out["cellsInside"], "why or reading runs past the window"

@@ -5,14 +5,7 @@ under each figure. Chromium comes from Debian's packages, as for the claims page
 
 from __future__ import annotations
 
-import html
-import json
-import os
-import re
-import subprocess
-
-import pytest
-from test_claims_page import chromium
+from conftest import browser_probe
 
 from attnmem.cli import build_gallery
 from attnmem.figures import catalog, style
@@ -58,11 +51,6 @@ def _rgb(colour: str) -> str:
 
 
 def test_gallery_search_legend_titles_and_links(tmp_path):
-    exe = chromium()
-    if exe is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI must install Debian's chromium (see .ci/run)")
-        pytest.skip("no Chromium: `apt-get install chromium` enables the browser test")
     figures_dir, results = tmp_path / "figures", tmp_path / "results"
     figures_dir.mkdir()
     results.mkdir()
@@ -84,29 +72,7 @@ def test_gallery_search_legend_titles_and_links(tmp_path):
     build_gallery([f.id for f in figures], pngs, rsts, claims, page)
     page.write_text(page.read_text(encoding="utf-8") + PROBE, encoding="utf-8")
 
-    proc = subprocess.run(
-        [
-            exe,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={tmp_path / 'profile'}",
-            "--window-size=1400,900",
-            "--virtual-time-budget=20000",
-            "--dump-dom",
-            page.as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    found = re.search(r"<pre id=\"probe\">(.*?)</pre>", proc.stdout, re.S)
-    assert found, f"the probe did not run:\n{proc.stderr[-2000:]}"
-    out = json.loads(html.unescape(found.group(1)))
+    out = browser_probe(page, tmp_path)
 
     everything = len(figures)
     assert len(out["all"]) == everything

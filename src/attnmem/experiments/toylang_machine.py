@@ -526,22 +526,24 @@ def _gaps(L_max: int, **_) -> range:
     return range(L_max + 1)
 
 
+_ABLATION_PARAMS = {  # the ablation and its replicated twin take the same parameters
+    "N": integer(min=4, doc="names"),
+    "L": integer(min=0, doc="gap of the drawn sentences"),
+    "sentences": integer(min=1, doc="sentences drawn per grid point"),
+    "caption_sentences": integer(min=1, doc="the first ones, counted apart"),
+    "lemma_names": integer(min=0, doc="names for the lemma's enumeration (0 skips it)"),
+    "shared_draw": integer(
+        min=-1,
+        doc=(
+            "seed of one set of sentences shared by every grid point (-1: each point draws its own)"
+        ),
+    ),
+}
+
+
 @experiment(
     grid={"beta": reals(gt=0)},
-    params={
-        "N": integer(min=4, doc="names"),
-        "L": integer(min=0, doc="gap of the drawn sentences"),
-        "sentences": integer(min=1, doc="sentences drawn per grid point"),
-        "caption_sentences": integer(min=1, doc="the first ones, counted apart"),
-        "lemma_names": integer(min=0, doc="names for the lemma's enumeration (0 skips it)"),
-        "shared_draw": integer(
-            min=-1,
-            doc=(
-                "seed of one set of sentences shared by every grid point (-1: each point draws "
-                "its own)"
-            ),
-        ),
-    },
+    params=_ABLATION_PARAMS,
     outputs=_ABLATION_OUTPUTS,
     coords=_ABLATION_COORDS,
     sections=(
@@ -552,20 +554,7 @@ def _gaps(L_max: int, **_) -> range:
 @experiment(
     name="program_replicates",
     grid={"beta": reals(gt=0), "seed": seeds()},
-    params={
-        "N": integer(min=4, doc="names"),
-        "L": integer(min=0, doc="gap of the drawn sentences"),
-        "sentences": integer(min=1, doc="sentences drawn per grid point"),
-        "caption_sentences": integer(min=1, doc="the first ones, counted apart"),
-        "lemma_names": integer(min=0, doc="names for the lemma's enumeration (0 skips it)"),
-        "shared_draw": integer(
-            min=-1,
-            doc=(
-                "seed of one set of sentences shared by every grid point (-1: each point draws "
-                "its own)"
-            ),
-        ),
-    },
+    params=_ABLATION_PARAMS,
     outputs=_ABLATION_OUTPUTS,
     coords=_ABLATION_COORDS,
     sections=(
