@@ -43,7 +43,11 @@ def build(workdir: Path, seeds, size: int, cores: int) -> float:
     override = workdir / "override.yaml"
     override.write_text(yaml.safe_dump({"experiments": {"score_scale": block(seeds, size)}}))
     exe = Path(sys.executable).with_name("snakemake")
-    cmd = [str(exe) if exe.exists() else "snakemake", "--snakefile", str(ROOT / "Snakefile")]
+    cmd = [
+        str(exe) if exe.exists() else "snakemake",
+        "--snakefile",
+        str(ROOT / "workflow/Snakefile"),
+    ]
     cmd += ["results/score_scale.nc", "--directory", str(workdir), "--cores", str(cores)]
     cmd += ["--quiet", "--configfile", str(ROOT / "config/config.yaml"), str(override)]
     start = time.perf_counter()

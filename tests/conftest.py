@@ -21,7 +21,12 @@ REGISTRY = ROOT / "config" / "claims"
 def snakemake(*args: str, cwd: Path = ROOT, check: bool = True) -> subprocess.CompletedProcess:
     """Run Snakemake (the one on PATH beside this Python) and capture its output."""
     exe = Path(sys.executable).with_name("snakemake")
-    cmd = [str(exe) if exe.exists() else "snakemake", "--snakefile", str(ROOT / "Snakefile"), *args]
+    cmd = [
+        str(exe) if exe.exists() else "snakemake",
+        "--snakefile",
+        str(ROOT / "workflow/Snakefile"),
+        *args,
+    ]
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env)
     if check and proc.returncode != 0:
@@ -44,7 +49,11 @@ def pipeline(request) -> Path:
 
     capture = request.config.pluginmanager.getplugin("capturemanager")
     exe = Path(sys.executable).with_name("snakemake")
-    cmd = [str(exe) if exe.exists() else "snakemake", "--snakefile", str(ROOT / "Snakefile")]
+    cmd = [
+        str(exe) if exe.exists() else "snakemake",
+        "--snakefile",
+        str(ROOT / "workflow/Snakefile"),
+    ]
     cmd += ["--cores", "2", "--quiet", "rules"]
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     start, lines = time.monotonic(), []

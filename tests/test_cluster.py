@@ -57,6 +57,8 @@ def test_slurm_profile_builds_the_same_cubes_as_a_local_run(cluster, tmp_path, m
         str(remote),
         "--profile",
         str(ROOT / "workflow/profiles/slurm"),
+        "--workflow-profile",
+        "none",
         *config,
     )
     output = run.stdout + run.stderr

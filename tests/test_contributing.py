@@ -67,7 +67,7 @@ def test_the_worked_example_builds_its_cube_figure_and_claims(tmp_path):
     project = tmp_path / "project"
     project.mkdir()
     skip = shutil.ignore_patterns("__pycache__", "*.egg-info")
-    for part in ("Snakefile", "workflow", "config", "src", "pyproject.toml", "environment.yml"):
+    for part in ("workflow", "config", "src", "pyproject.toml", "environment.yml"):
         if (ROOT / part).is_dir():
             shutil.copytree(ROOT / part, project / part, ignore=skip)
         else:

@@ -4,6 +4,7 @@ topic, captions, and the check of the figures' settings against the grids."""
 from __future__ import annotations
 
 import copy
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from attnmem import figure_settings
+from attnmem import figure_settings, snapshots
 from attnmem.config import load_yaml
 from attnmem.figures import catalog
 from attnmem.grid import expand_grid
@@ -153,15 +154,19 @@ def test_a_computed_coordinate_is_checked_against_the_cube():
     assert problem.startswith("d/x: setting s = 12 selects beta = 12 of c")
 
 
-def test_the_settings_snapshot_is_named_by_the_settings(tmp_path):
-    a = figure_settings.snapshot_path("m", {"s": (1, 2)}, tmp_path)
-    b = figure_settings.snapshot_path("m", {"s": (1, 3)}, tmp_path)
-    assert a != b and a.name.startswith("m.")
-    figure_settings.write_snapshot("m", {"s": (1, 3)}, b)
-    figure_settings.write_snapshot("m", {"s": (1, 2)}, a, tmp_path / "log")
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([a.name, "log"])
-    with pytest.raises(figure_settings.FigureSettingsError):
-        figure_settings.write_snapshot("m", {"s": (1, 4)}, a)
+def test_a_snapshot_is_named_by_its_payload_and_replaces_the_keys_others(tmp_path):
+    record = figure_settings.settings_record
+    a = snapshots.path(tmp_path, "m", record({"s": (1, 2)}))
+    b = snapshots.path(tmp_path, "m", record({"s": (1, 3)}))
+    other_key = snapshots.path(tmp_path, "m_2", record({"s": (1, 3)}))
+    assert a != b and a.name.startswith("m.") and snapshots.key_of(a) == "m"
+    snapshots.write(other_key, "m_2", record({"s": (1, 3)}))
+    assert snapshots.write(b, "m", record({"s": (1, 3)})) == []
+    assert snapshots.write(a, "m", record({"s": (1, 2)})) == [b.name]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([a.name, other_key.name])
+    assert json.loads(a.read_text()) == {"s": [1, 2]}
+    with pytest.raises(ValueError, match="config changed after the workflow was planned"):
+        snapshots.write(a, "m", record({"s": (1, 4)}))
 
 
 def test_the_gallery_takes_ids_from_the_catalog_not_from_paths(tmp_path):

@@ -37,13 +37,21 @@ def test_point_rng_is_stable_and_distinct():
     assert not np.array_equal(a, c) and not np.array_equal(a, d)
 
 
+SHORT_STEPS = 10  # training steps in these tests: the properties hold at any length
+
+
 def small_block(name: str, keep: int) -> dict:
-    """The default block with every grid cut to its first ``keep`` values."""
+    """The default block with every grid cut to its first ``keep`` values, and a training run
+    (a ``steps`` parameter) cut to a few steps, evaluated at its end."""
     exp = EXPERIMENTS[name]
     block = copy.deepcopy(DEFAULT["experiments"][name])
     for key in exp.grid:
         values = expand_values(block[key])
         block[key] = values[:keep] if key != "seed" else values[: max(keep, 2)]
+    if "steps" in exp.params:
+        block["steps"] = min(block["steps"], SHORT_STEPS)
+        if "eval_every" in exp.params:
+            block["eval_every"] = min(block["eval_every"], block["steps"])
     return block
 
 

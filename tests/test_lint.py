@@ -29,7 +29,7 @@ def test_ruff_is_clean():
 
 def test_rules_are_snakefmt_formatted():
     files = [
-        "Snakefile",
+        "workflow/Snakefile",
         *sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("workflow/rules/*.smk")),
     ]
     proc = subprocess.run(

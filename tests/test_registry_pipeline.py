@@ -195,7 +195,6 @@ def test_snakemake_refuses_an_unknown_cube_before_any_job(tmp_path):
     dry run at parse time, with a message naming the entry and its file."""
     project = tmp_path / "project"
     project.mkdir()
-    shutil.copy(ROOT / "Snakefile", project)
     shutil.copytree(ROOT / "workflow", project / "workflow")
     shutil.copytree(ROOT / "config", project / "config")
     (project / "src").symlink_to(ROOT / "src")

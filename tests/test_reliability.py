@@ -159,17 +159,48 @@ def test_a_copy_of_a_built_project_reruns_nothing(tmp_path):
     first = tmp_path / "first"
     first.mkdir()
     skip = shutil.ignore_patterns("__pycache__", "*.egg-info")
-    for part in ("Snakefile", "workflow", "config", "src", "environment.yml"):
+    for part in ("workflow", "config", "src", "environment.yml"):
         if (ROOT / part).is_dir():
             shutil.copytree(ROOT / part, first / part, ignore=skip)
         else:
             shutil.copy2(ROOT / part, first / part)
     target = "results/soft_lookup.nc"
-    snakemake(target, "--snakefile", str(first / "Snakefile"), "--cores", "1", cwd=first)
+    snakemake(target, "--snakefile", str(first / "workflow/Snakefile"), "--cores", "1", cwd=first)
     subprocess.run(["cp", "-a", str(first), str(tmp_path / "second")], check=True)
-    plan = snakemake(target, "--snakefile", str(tmp_path / "second/Snakefile"), "-n",
+    plan = snakemake(target, "--snakefile", str(tmp_path / "second/workflow/Snakefile"), "-n",
                      cwd=tmp_path / "second").stdout  # fmt: skip
     assert "Nothing to be done" in plan, plan
+
+
+@pytest.mark.pipeline
+def test_a_failing_rerun_leaves_the_good_cube_in_place(tmp_path):
+    """A cube is replaced only by a complete one: while its job reruns, the old cube stays (the
+    rule's outputs carry Snakemake's `update` flag, so they are not deleted before the job), and
+    when the job fails, the old cube is still there, byte for byte."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    project = tmp_path / "project"
+    skip = shutil.ignore_patterns("__pycache__", "*.egg-info")
+    for part in ("workflow", "config", "src"):
+        shutil.copytree(ROOT / part, project / part, ignore=skip)
+    exe = Path(sys.executable).with_name("snakemake")
+    cmd = [str(exe) if exe.exists() else "snakemake", "results/soft_lookup.nc", "--cores", "1"]
+    env = {**os.environ, "PYTHONPATH": str(project / "src")}  # the copy's science, not ours
+    subprocess.run(cmd, cwd=project, env=env, check=True, capture_output=True)
+    cube = project / "results/soft_lookup.nc"
+    good = cube.read_bytes()
+    plumbing = project / "src/attnmem/cube.py"  # an input of every experiment: a rerun
+    text = plumbing.read_text()
+    head = "    ds = run_points(exp, block, global_seed)\n"
+    assert head in text
+    plumbing.write_text(text.replace(head, '    raise RuntimeError("broken on purpose")\n' + head))
+    failed = subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True)
+    assert failed.returncode != 0 and "broken on purpose" in failed.stdout + failed.stderr
+    assert cube.exists(), "the failing job deleted the good cube"
+    assert cube.read_bytes() == good
 
 
 def test_a_full_disk_says_so_and_leaves_nothing(tmp_path, monkeypatch):

@@ -188,6 +188,17 @@ def build_gallery(
 # ----------------------------------------------------------------------------- Snakemake jobs
 
 
+def write_snapshot(path: str | Path, key: str, payload: Mapping, log_file=None) -> None:
+    """A config snapshot (attnmem.snapshots), saying in ``log_file`` what it replaced."""
+    from .snapshots import write
+
+    removed = write(path, key, payload)
+    if log_file:
+        Path(log_file).parent.mkdir(parents=True, exist_ok=True)
+        gone = f"; removed {', '.join(removed)}" if removed else ""
+        Path(log_file).write_text(f"wrote {path}{gone}\n", encoding="utf-8")
+
+
 def experiment_job(smk) -> None:
     setup_logging(smk.log[0] if smk.log else None)
     name, block, seed = _configured(smk)
@@ -199,23 +210,6 @@ def _configured(smk) -> tuple[str, dict, int]:
     """The experiment of a job, its config block and the global seed: its config snapshot."""
     snapshot = json.loads(Path(smk.input.config).read_text(encoding="utf-8"))
     return snapshot["experiment"], snapshot["block"], snapshot["seed"]
-
-
-def write_snapshot(name: str, config: Mapping, path: str | Path, expected: str) -> None:
-    """Record the config block an experiment's cube is to be computed from (the experiment
-    job's input), refusing a path that is not the current config's (``expected``); the
-    snapshots of the experiment's other configs go, so that returning to one reruns the job."""
-    from .config import snapshot
-    from .shards import science_block
-
-    path = Path(path)
-    if path != Path(expected):
-        raise ValueError(f"{path} is not the snapshot of the current config ({expected})")
-    for other in path.parent.glob(f"{name}.*json"):
-        if other.name != path.name and other.name.count(".") <= 2:
-            other.unlink(missing_ok=True)
-    block = science_block(config["experiments"][name])
-    path.write_text(snapshot(name, config["seed"], block), encoding="utf-8")
 
 
 @contextmanager

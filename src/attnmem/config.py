@@ -166,23 +166,17 @@ def _snakemake_problems(config: Mapping, schema_path: str | Path) -> list[str]:
     return []
 
 
-def snapshot(name: str, global_seed: int, block: Mapping) -> str:
-    """The text of an experiment's config snapshot: what its cube is computed from."""
-    import json
+def run_record(config: Mapping, name: str) -> dict:
+    """What an experiment's cube is computed from: its config block (without the ``shard``
+    setting, which changes no value) and the global seed. Its snapshot (attnmem.snapshots),
+    named by its hash, is the output that reruns the experiment when it changes."""
+    from .shards import science_block
 
-    return (
-        json.dumps(
-            {"experiment": name, "seed": global_seed, "block": block}, indent=1, sort_keys=True
-        )
-        + "\n"
-    )
-
-
-def snapshot_hash(name: str, global_seed: int, block: Mapping) -> str:
-    """Hash naming the snapshot (and so the rerun trigger) of an experiment's config."""
-    import hashlib
-
-    return hashlib.sha256(snapshot(name, global_seed, block).encode()).hexdigest()[:16]
+    return {
+        "experiment": name,
+        "seed": config["seed"],
+        "block": science_block(config["experiments"][name]),
+    }
 
 
 def check_config_once(

@@ -16,10 +16,7 @@ starts. Picks of computed coordinates alone stay constants of their figure modul
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 
 from .grid import canonical, expand_grid
 
@@ -138,44 +135,10 @@ def coordinate_problems(figures: Iterable, settings: Mapping, cubes: Mapping) ->
     return out
 
 
-def snapshot_path(module: str, settings: Mapping, directory: str | Path) -> Path:
-    """``<directory>/<module>.<hash>.json``: the snapshot a figure job writes of the settings
-    it drew with. Its name changes with the settings, so an edited setting names a file that
-    does not exist yet and Snakemake redraws the module (parsing writes nothing)."""
-    digest = hashlib.sha256(_snapshot_text(settings).encode()).hexdigest()[:16]
-    return Path(directory) / f"{module}.{digest}.json"
-
-
-def _snapshot_text(settings: Mapping) -> str:
-    return (
-        json.dumps(
-            {k: list(v) if isinstance(v, tuple) else v for k, v in settings.items()},
-            indent=1,
-            sort_keys=True,
-        )
-        + "\n"
-    )
-
-
-def write_snapshot(
-    module: str, settings: Mapping, path: str | Path, log: str | Path | None = None
-) -> None:
-    """Write the snapshot of a module's settings, removing its snapshots of other settings (so
-    that returning to them redraws); say so in ``log``."""
-    path = Path(path)
-    if path != snapshot_path(module, settings, path.parent):
-        raise FigureSettingsError(f"{path} is not the snapshot of the configured settings")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    removed = []
-    for other in path.parent.glob(f"{module}.*.json"):
-        if other.name != path.name:
-            other.unlink(missing_ok=True)
-            removed.append(other.name)
-    path.write_text(_snapshot_text(settings), encoding="utf-8")
-    if log:
-        Path(log).parent.mkdir(parents=True, exist_ok=True)
-        gone = f"; removed {', '.join(removed)}" if removed else ""
-        Path(log).write_text(f"wrote {path}{gone}\n", encoding="utf-8")
+def settings_record(settings: Mapping) -> dict:
+    """A module's settings as its snapshot holds them (attnmem.snapshots, the file whose
+    name reruns the module's figure job when a setting changes): lists, not tuples."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in settings.items()}
 
 
 def settings_of(config: Mapping, module: str) -> dict:

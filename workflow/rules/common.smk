@@ -5,19 +5,22 @@ import os
 from pathlib import Path
 
 from attnmem.claims import registry_files
-from attnmem.config import ConfigError, check_config_once, snapshot_hash
-from attnmem.figure_settings import FigureSettingsError, snapshot_path
+from attnmem.config import ConfigError, check_config_once, run_record
+from attnmem.figure_settings import FigureSettingsError, settings_record
 from attnmem.figure_settings import check as check_figure_settings
 from attnmem.figure_settings import settings_of
 from attnmem.figures import catalog
 from attnmem.registry_lint import check_registry_once, summary
 from attnmem.schema import load_manifest
 from attnmem.costs import load_costs, over_limits, point_count
-from attnmem.shards import science_block, shards_of
+from attnmem.shards import shards_of
+from attnmem import snapshots
 from snakemake.logging import logger
 from attnmem.sources import experiment_sources, science_files
 
-BASE = Path(workflow.basedir)
+BASE = Path(
+    workflow.basedir
+).parent  # the project folder (this Snakefile is in workflow/)
 REGISTRY = BASE / "config/claims"
 FIGURE_SETTINGS = "results/config/figures"
 # What each experiment declares (grid keys, outputs), generated from the science by
@@ -57,10 +60,7 @@ def config_snapshot(name):
     whatever ran or was parsed in between, and returning to an old block reruns too. No
     `params:` entry, so a run with nothing to do stays fast (Snakemake imports pandas, half a
     second, to compare params)."""
-    digest = snapshot_hash(
-        name, config["seed"], science_block(config["experiments"][name])
-    )
-    return f"results/config/{name}.{digest}.json"
+    return str(snapshots.path("results/config", name, run_record(config, name)))
 
 
 def here(path):
@@ -105,6 +105,7 @@ def checked_settings(module):
             check_figure_settings(config, catalog.scan())
         except FigureSettingsError as err:
             raise WorkflowError(str(err)) from None
-        return str(snapshot_path(module, settings_of(config, module), FIGURE_SETTINGS))
+        record = settings_record(settings_of(config, module))
+        return str(snapshots.path(FIGURE_SETTINGS, module, record))
 
     return settings

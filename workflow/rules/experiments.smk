@@ -6,6 +6,8 @@
 # A grid larger than one shard (attnmem.shards: by default 200 seeds; a block's `shard:` sets
 # it) runs as shard jobs, one per content-keyed part of the grid, and a gather job joins them
 # into the same cube: widening the grid adds shards and leaves the computed ones in place.
+# A cube is an `update` output: Snakemake keeps the old cube while its job reruns (the job
+# replaces it in one rename when the new one is complete) and restores it if the job fails.
 
 SHARDS = {}
 
@@ -21,7 +23,7 @@ for _name, _block in config["experiments"].items():
                 config=config_snapshot(_name),
                 science=science(_name),
             output:
-                f"results/{_name}.nc",
+                update(f"results/{_name}.nc"),
             log:
                 f"logs/{_name}.log",
             benchmark:
@@ -49,7 +51,7 @@ for _name, _block in config["experiments"].items():
                 config=config_snapshot(_name),
                 shards=[f"results/shards/{_name}/{s}.nc" for s in _parts],
             output:
-                f"results/{_name}.nc",
+                update(f"results/{_name}.nc"),
             log:
                 f"logs/{_name}.log",
             benchmark:
@@ -102,7 +104,7 @@ rule config_snapshot:
         digest=r"[0-9a-f]{16}",
     localrule: True
     run:
-        from attnmem.cli import write_snapshot as write_config_snapshot
+        from attnmem.cli import write_snapshot
 
-        expected = config_snapshot(wildcards.experiment)
-        write_config_snapshot(wildcards.experiment, config, output[0], expected)
+        name = wildcards.experiment
+        write_snapshot(output[0], name, run_record(config, name), log[0])

@@ -7,7 +7,7 @@
 
 import os
 
-from attnmem.figure_settings import settings_of, write_snapshot
+from attnmem.cli import write_snapshot
 
 FIGURE_CODE = os.path.relpath(BASE / "src/attnmem/figures")
 
@@ -29,11 +29,9 @@ rule figure_settings:
         digest=r"[0-9a-f]{16}",
     localrule: True
     run:
+        module = wildcards.module
         write_snapshot(
-            wildcards.module,
-            settings_of(config, wildcards.module),
-            output[0],
-            log[0],
+            output[0], module, settings_record(settings_of(config, module)), log[0]
         )
 
 

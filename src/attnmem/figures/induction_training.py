@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+import numpy as np
 
 from . import style
 from .catalog import figure
@@ -32,7 +33,7 @@ def induction_training(cubes):
             s = d.sel(seed=seed)
             left.plot(steps, s["icl_score"], color=colours[int(layers)], lw=1.2, label=label)
             pm = s["prefix_matching"].stack(h=("layer", "head"))
-            top = int(pm.isel(step=-1).fillna(-1).argmax())
+            top = int(np.argmax(pm.isel(step=-1).fillna(-1).values))
             right.plot(steps, pm.isel(h=top), color=colours[int(layers)], lw=1.2, label=label)
             cp = s["copying"].stack(h=("layer", "head")).isel(h=top)
             right.plot(steps, cp, color=colours[int(layers)], lw=0.8, ls=":")

@@ -319,7 +319,7 @@ def text_overlaps(fig) -> list[str]:
     axis and colour-bar labels, titles, legends, annotations), or a text crossed by a plotted
     line or marker of an axes. Draws the figure once (layout included) and changes nothing."""
     with _recording_texts() as drawn:
-        fig.canvas.draw()
+        fig.draw_without_rendering()
     renderer = fig.canvas.get_renderer()
     texts = list({id(t): t for t in drawn}.values())
     boxes = [_box(t, renderer) for t in texts]
