@@ -4,7 +4,8 @@
 
 Reads Snakemake's benchmark file of every experiment job (wall seconds ``s``, peak ``max_rss``
 in MB) and its cube, divides by the grid points of config/config.yaml, and writes
-workflow/schemas/costs.json: ``{name: {seconds_per_point, bytes_per_point, base_mb}}``. The
+workflow/schemas/costs.json: ``{name: {seconds_per_point, bytes_per_point, base_mb}}``, with
+``at``: the values of the parameters the cost per point is proportional to (training steps). The
 Snakefile estimates any grid from these before it runs (attnmem.costs). Rerun after a build
 when an experiment's science changes its speed much.
 """
@@ -45,11 +46,15 @@ def main() -> int:
             rec = next(csv.DictReader(fh, delimiter="\t"))
         points = point_count(config["experiments"][name], manifest[name]["grid"])
         seconds = max(float(rec["s"]) - START_SECONDS, 0.01)
+        block = config["experiments"][name]
         out[name] = {
             "seconds_per_point": round(seconds / points, 6),
             "bytes_per_point": round(cube.stat().st_size / points),
             "base_mb": round(float(rec["max_rss"])),
         }
+        work = manifest[name].get("work", [])
+        if work:  # the values the cost per point was measured at
+            out[name]["at"] = {key: block[key] for key in work}
     rows = [f"{json.dumps(k)}: {json.dumps(v)}" for k, v in sorted(out.items())]
     OUT.write_text("{\n" + ",\n".join(rows) + "\n}\n", encoding="utf-8")
     print(f"wrote {OUT} ({len(out)} experiments)")

@@ -199,6 +199,17 @@ def test_a_huge_grid_is_refused_with_its_estimate_before_anything_runs():
     assert _over_limits(raised) == [], "raising the limits explicitly must let it through"
 
 
+def test_a_training_run_far_longer_than_measured_is_refused_on_its_steps():
+    """The grid of induction_training stays small, but its cost per point grows with its
+    training steps (declared work=True): a thousandfold `steps` is refused, saying so."""
+    long_run = broken(lambda c: c["experiments"]["induction_training"].update(steps=1_500_000))
+    (problem,) = _over_limits(long_run)
+    assert problem.startswith("experiments.induction_training: 6 grid points"), problem
+    assert "at steps = 1,500, 1,000 times that here" in problem, problem
+    short = broken(lambda c: c["experiments"]["induction_training"].update(steps=15))
+    assert _over_limits(short) == []
+
+
 def test_the_one_check_command_names_a_setting_and_an_entry_the_grid_lost(tmp_path, capsys):
     """`python -m attnmem check`: dropping beta = 1000 from soft_lookup's grid is reported for
     the registry entries that read it, before anything is computed."""

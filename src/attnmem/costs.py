@@ -2,7 +2,9 @@
 
 Each experiment's cost per grid point was measured on a build of the default config
 (``benchmarks/costs.py`` writes workflow/schemas/costs.json from Snakemake's benchmark files
-and the cubes). A grid is estimated as its points times that cost; one whose estimate passes the
+and the cubes). A grid is estimated as its points times that cost, scaled by the parameters
+each point's work is proportional to (declared ``work=True``, such as training steps: the cost
+file records the values it was measured at); one whose estimate passes the
 limits (``limits: {hours, memory_gb}`` in the config, defaults below) is refused before any job
 runs, with the estimate, so that a typo like ``seed: {count: 100000000}`` ends in one readable
 line, not in a ``MemoryError`` after hours. Counting never expands a grid (a range of 10^8
@@ -43,9 +45,21 @@ def load_costs(path: str | Path) -> dict:
         return json.load(fh)
 
 
-def estimate(points: int, cost: Mapping) -> tuple[float, float]:
-    """(CPU seconds, peak MB) of ``points`` grid points at a measured per-point ``cost``."""
-    seconds = START_SECONDS + points * cost["seconds_per_point"]
+def work_scale(block: Mapping, work, cost: Mapping) -> float:
+    """How much more each point works than when its cost was measured: the product, over the
+    work parameters, of the block's value over the measured one (1 where none was recorded)."""
+    scale = 1.0
+    for key in work:
+        measured = (cost.get("at") or {}).get(key)
+        if measured and key in block:
+            scale *= float(block[key]) / float(measured)
+    return scale
+
+
+def estimate(points: int, cost: Mapping, scale: float = 1.0) -> tuple[float, float]:
+    """(CPU seconds, peak MB) of ``points`` grid points at a measured per-point ``cost``, each
+    point working ``scale`` times as long as measured."""
+    seconds = START_SECONDS + points * cost["seconds_per_point"] * scale
     mb = cost["base_mb"] + KEPT_COPIES * points * cost["bytes_per_point"] / 1e6
     return seconds, mb
 
@@ -58,12 +72,19 @@ def over_limits(config: Mapping, manifest: Mapping, costs: Mapping) -> list[str]
         if name not in manifest or name not in costs:
             continue
         points = point_count(block, manifest[name]["grid"])
-        seconds, mb = estimate(points, costs[name])
+        work = manifest[name].get("work", ())
+        scale = work_scale(block, work, costs[name])
+        seconds, mb = estimate(points, costs[name], scale)
         if seconds > limits["hours"] * 3600 or mb > limits["memory_gb"] * 1024:
+            at = costs[name].get("at") or {}
+            measured = ", ".join(f"{k} = {at[k]:,}" for k in work if k in at)
+            per_point = f"{costs[name]['seconds_per_point']:.3g} s per point" + (
+                f" at {measured}, {scale:,.4g} times that here" if measured else ""
+            )
             problems.append(
                 f"experiments.{name}: {points:,} grid points would take about "
                 f"{_duration(seconds)} of CPU and {mb / 1024:,.1f} GB of memory (measured "
-                f"{costs[name]['seconds_per_point']:.3g} s per point); the limits are "
+                f"{per_point}); the limits are "
                 f"{limits['hours']:g} h and {limits['memory_gb']:g} GB per experiment: narrow "
                 f"the grid, or raise limits.hours / limits.memory_gb in the config"
             )

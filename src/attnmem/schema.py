@@ -265,6 +265,7 @@ def manifest(experiments: Mapping[str, Experiment]) -> dict:
             "module": exp.module,
             "grid": list(exp.grid),
             "params": list(exp.params),
+            "work": list(exp.work),
             "outputs": {o.name: list(o.dims) for o in exp.outputs},
             "coords": {dim: _coords(values) for dim, values in exp.coords.items()},
         }

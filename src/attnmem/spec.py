@@ -34,6 +34,9 @@ class Param:
 
     schema: Mapping
     doc: str = ""
+    # The work of every grid point grows in proportion to this value (training steps): the
+    # cost check (attnmem.costs) scales the measured cost per point by it.
+    work: bool = False
 
     def described(self) -> dict:
         """The fragment with a description a user can act on: the meaning, then the bounds."""
@@ -60,9 +63,10 @@ def _number(kind: str, min=None, max=None, gt=None, lt=None, multiple_of=None) -
     return out
 
 
-def integer(min=None, max=None, doc: str = "") -> Param:
-    """A scalar integer parameter, ``min <= value <= max``."""
-    return Param(_number("integer", min, max), doc)
+def integer(min=None, max=None, doc: str = "", work: bool = False) -> Param:
+    """A scalar integer parameter, ``min <= value <= max``; ``work``: the cost of each grid
+    point is proportional to it."""
+    return Param(_number("integer", min, max), doc, work)
 
 
 def real(min=None, max=None, gt=None, lt=None, doc: str = "") -> Param:
@@ -170,6 +174,11 @@ class Experiment:
     def module(self) -> str:
         """The topic: the file stem of the module that declares the experiment."""
         return self.func.__module__.rsplit(".", 1)[-1]
+
+    @property
+    def work(self) -> tuple[str, ...]:
+        """The parameters each grid point's cost is proportional to."""
+        return tuple(k for k in self.params if self.types[k].work)
 
     def output(self, name: str) -> Output:
         for out in self.outputs:

@@ -92,7 +92,7 @@ def _coords_steps(steps, eval_every, **_):
         "segment_min": integer(min=2, doc="shortest repeated segment"),
         "d_model": integer(min=2, doc="width of the residual stream"),
         "heads": integer(min=1, doc="heads per layer"),
-        "steps": integer(min=1, doc="training steps"),
+        "steps": integer(min=1, doc="training steps", work=True),
         "batch": integer(min=1, doc="sequences per step"),
         "lr": real(gt=0, doc="Adam learning rate"),
         "eval_every": integer(min=1, doc="steps between two measurements"),

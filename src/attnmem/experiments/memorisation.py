@@ -65,7 +65,7 @@ def memorise(torch, width, d_in, vocab, n_facts, steps, lr):
         "d_in": integer(min=1, doc="dimension of the random keys"),
         "vocab": integer(min=2, doc="classes a value is drawn from"),
         "data_bits_per_param": real(gt=0, doc="information in the facts per parameter"),
-        "steps": integer(min=1, doc="full-batch Adam steps"),
+        "steps": integer(min=1, doc="full-batch Adam steps", work=True),
         "lr": real(gt=0, doc="peak Adam learning rate (cosine schedule to zero)"),
     },
     outputs=(

@@ -119,7 +119,7 @@ def train_lsa(torch, d, m, layers, steps, batch, lr, init):
         "seed": seeds(doc="training replicates (initialisation and prompts)"),
     },
     params={
-        "steps": integer(min=1, doc="Adam steps"),
+        "steps": integer(min=1, doc="Adam steps", work=True),
         "batch": integer(min=1, doc="fresh prompts per step"),
         "lr": real(gt=0, doc="peak Adam learning rate (cosine schedule to zero)"),
         "init": real(gt=0, doc="standard deviation of the initial weights"),

@@ -78,7 +78,7 @@ def _map_positions(eval_gap, **_):
         "d_model": integer(min=2, doc="width of the residual stream"),
         "heads": integer(min=1, doc="heads per layer"),
         "mlp": integer(min=0, doc="hidden units of an MLP after each layer (0: none)"),
-        "steps": integer(min=1, doc="training steps"),
+        "steps": integer(min=1, doc="training steps", work=True),
         "batch": integer(min=1, doc="sentences per step"),
         "lr": real(gt=0, doc="Adam learning rate"),
         "eval_every": integer(min=1, doc="steps between two measurements of the loss"),
