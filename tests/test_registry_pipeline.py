@@ -59,6 +59,32 @@ def test_the_registry_of_the_project_passes():
     assert registry_lint.pipeline_problems(REGISTRY, CONFIG, MANIFEST) == []
 
 
+def test_the_registry_passes_on_the_wide_preset_too():
+    """config/wide.yaml widens grids the registry reads: every selection must still find its
+    values, and every list of stated values as many points (the claims table is built on it)."""
+    wide = copy.deepcopy(CONFIG)
+    for name, block in load_yaml(ROOT / "config" / "wide.yaml")["experiments"].items():
+        wide["experiments"][name].update(block)
+    assert registry_lint.pipeline_problems(REGISTRY, wide, MANIFEST) == []
+
+
+def test_more_points_than_stated_values_is_named(tmp_path):
+    """Three stated values against a selection that reads all of beta's values (a grid widened
+    past what the note states) is named before any job, with both counts."""
+    betas = len(CONFIG["experiments"]["soft_lookup"]["beta"])
+    loose = good(
+        stated={"value": ["1", "1", "1"]}, check={"var": "top_weight", "sel": {"query": "sat"}}
+    )
+    found = problems(tmp_path, loose)
+    assert named(found, "soft-dictionary/test/good", "states 3 values", f"reads {betas}"), found
+    picked = CONFIG["experiments"]["soft_lookup"]["beta"][:3]
+    tight = good(
+        stated={"value": ["1", "1", "1"]},
+        check={"var": "top_weight", "sel": {"query": "sat", "beta": picked}},
+    )
+    assert problems(tmp_path, tight) == []
+
+
 def test_a_good_entry_passes(tmp_path):
     assert problems(tmp_path, good()) == []
 

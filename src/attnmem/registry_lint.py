@@ -237,6 +237,41 @@ def _check(c: Mapping, manifest: Mapping, grids: Mapping | None) -> list[str]:
     return out
 
 
+def count_problems(entries: Iterable[Mapping], manifest: Mapping, grids: Mapping) -> list[str]:
+    """A check must not read more values than the entry states: a list of n stated values
+    against a selection that a wider grid (config/wide.yaml) makes longer would fail only
+    after every cube is built. Counted where every dim the check keeps is a
+    grid dim (the others' lengths are computed by the science)."""
+    problems = []
+    for e in entries:
+        stated = (e.get("stated") or {}).get("value")
+        checks = claims.checks_of(e)
+        if not isinstance(stated, list) or len(stated) < 2 or len(checks) != 1:
+            continue
+        c = checks[0]
+        if "var" not in c:
+            continue
+        if c.get("argmax") or c.get("size") or c["cube"] not in manifest:
+            continue
+        exp, sel = manifest[c["cube"]], c.get("sel") or {}
+        kept = [d for d in [*exp["grid"], *exp["outputs"].get(c["var"], [])] if d != c.get("over")]
+        count = 1
+        for dim in kept:
+            if dim in sel:
+                count *= len(sel[dim]) if isinstance(sel[dim], list) else 1
+            elif dim in exp["grid"] and dim in grids.get(c["cube"], {}):
+                count *= len(grids[c["cube"]][dim][0])
+            else:
+                count = None  # a dim whose length the config does not say
+                break
+        if count is not None and count > len(stated):  # fewer: a range, or values per point
+            problems.append(
+                f"{_label(e)}: states {len(stated)} values but reads {count} from "
+                f"{c['cube']}.{c['var']} on this config's grids; select the points it states"
+            )
+    return problems
+
+
 def _has(values: list, want) -> bool:
     """Whether a selection finds ``want`` among ``values`` as the judge's does: an equal value,
     or a number within 1e-9 of one."""
@@ -376,6 +411,7 @@ def pipeline_problems(registry_root, config: Mapping, manifest: Mapping) -> list
                 *check_problems([e], manifest, grids),
                 *tolerance_problems([e]),
                 *monte_carlo_rules([e]),
+                *count_problems([e], manifest, grids),
             ]
         except Exception as exc:  # a malformed entry; the schema says how
             found = [f"{_label(e)}: cannot be checked ({type(exc).__name__}: {exc})"]
