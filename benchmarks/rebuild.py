@@ -26,15 +26,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def snakemake(workdir: Path, cores: int, *extra: str) -> float:
+def base_command(workdir: Path) -> list[str]:
+    """Snakemake (the one beside this Python) on the default config, building in ``workdir``."""
     exe = Path(sys.executable).with_name("snakemake")
-    cmd = [
-        str(exe) if exe.exists() else "snakemake",
-        "--snakefile",
-        str(ROOT / "workflow/Snakefile"),
-    ]
-    cmd += ["--configfile", str(ROOT / "config/config.yaml"), "--directory", str(workdir)]
-    cmd += ["--cores", str(cores), "--quiet", "all", *extra]
+    cmd = [str(exe) if exe.exists() else "snakemake"]
+    cmd += ["--snakefile", str(ROOT / "workflow/Snakefile")]
+    return cmd + ["--configfile", str(ROOT / "config/config.yaml"), "--directory", str(workdir)]
+
+
+def snakemake(workdir: Path, cores: int, *extra: str) -> float:
+    cmd = base_command(workdir) + ["--cores", str(cores), "--quiet", "all", *extra]
     start = time.perf_counter()
     subprocess.run(cmd, check=True)
     return time.perf_counter() - start
@@ -52,14 +53,8 @@ def training_rules() -> set[str]:
 
 
 def all_rules(workdir: Path) -> list[str]:
-    exe = Path(sys.executable).with_name("snakemake")
-    cmd = [
-        str(exe) if exe.exists() else "snakemake",
-        "--snakefile",
-        str(ROOT / "workflow/Snakefile"),
-    ]
-    cmd += ["--configfile", str(ROOT / "config/config.yaml"), "--directory", str(workdir)]
-    out = subprocess.run([*cmd, "--list-rules"], check=True, capture_output=True, text=True)
+    cmd = [*base_command(workdir), "--list-rules"]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
     return [line.split()[0] for line in out.stdout.splitlines() if line[:1].strip()]
 
 
