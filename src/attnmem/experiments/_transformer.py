@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 
+from ..spec import Param, integer, real
+
 
 def build(torch, vocab: int, n_ctx: int, d_model: int, layers: int, heads: int, mlp: int = 0):
     """The model's parameters as a dict of leaf tensors, initialised from torch's global
@@ -124,3 +126,18 @@ def copying_scores(params: dict) -> np.ndarray:
 
 def n_parameters(params: dict) -> int:
     return int(sum(v.numel() for v in params.values()))
+
+
+def training_params(example: str, where: str = "") -> dict[str, Param]:
+    """The parameters every transformer trained here declares (width, heads, the Adam run and
+    its measurements), ``example`` naming what a batch holds (sequences, sentences) and
+    ``where`` where the held-out ones are measured."""
+    return {
+        "d_model": integer(min=2, doc="width of the residual stream"),
+        "heads": integer(min=1, doc="heads per layer"),
+        "steps": integer(min=1, doc="training steps", work=True),
+        "batch": integer(min=1, doc=f"{example} per step"),
+        "lr": real(gt=0, doc="Adam learning rate"),
+        "eval_every": integer(min=1, doc="steps between two measurements"),
+        "eval_size": integer(min=1, doc=f"held-out {example} measured{where}"),
+    }

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..spec import Output, experiment, integer, ints, real, seeds
+from ..spec import Output, experiment, integer, ints, seeds
 from . import _transformer as tf
 from ._torch import seeded_torch
 
@@ -90,13 +90,7 @@ def _coords_steps(steps, eval_every, **_):
         "vocab": integer(min=4, doc="tokens of the random sequences"),
         "length": integer(min=8, doc="tokens per sequence"),
         "segment_min": integer(min=2, doc="shortest repeated segment"),
-        "d_model": integer(min=2, doc="width of the residual stream"),
-        "heads": integer(min=1, doc="heads per layer"),
-        "steps": integer(min=1, doc="training steps", work=True),
-        "batch": integer(min=1, doc="sequences per step"),
-        "lr": real(gt=0, doc="Adam learning rate"),
-        "eval_every": integer(min=1, doc="steps between two measurements"),
-        "eval_size": integer(min=1, doc="held-out sequences measured"),
+        **tf.training_params("sequences"),
         "window": integer(min=1, doc="positions at each end averaged by the ICL score"),
     },
     outputs=(
