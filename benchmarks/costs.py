@@ -5,6 +5,7 @@
 Reads Snakemake's benchmark file of every experiment job (wall seconds ``s``, peak ``max_rss``
 in MB) and its cube, divides by the grid points of config/config.yaml, and writes
 workflow/schemas/costs.json: ``{name: {seconds_per_point, bytes_per_point, base_mb}}``, with
+a script job's start-up (START_SECONDS) left out, and
 ``at``: the values of the parameters the cost per point is proportional to (training steps). The
 Snakefile estimates any grid from these before it runs (attnmem.costs). Rerun after a build
 when an experiment's science changes its speed much.
@@ -22,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from attnmem.config import load_yaml  # noqa: E402
-from attnmem.costs import START_SECONDS, point_count  # noqa: E402
+from attnmem.costs import START_SECONDS, in_process, load_costs, point_count  # noqa: E402
 from attnmem.schema import load_manifest  # noqa: E402
 
 OUT = ROOT / "workflow/schemas/costs.json"
@@ -35,6 +36,7 @@ def main() -> int:
     args = parser.parse_args()
     config = load_yaml(ROOT / "config/config.yaml")
     manifest = load_manifest()
+    measured = load_costs(OUT)  # which jobs ran in Snakemake's own process (no start-up)
     out = {}
     for name in manifest:
         tsv = Path(args.benchmarks) / f"{name}.tsv"
@@ -44,9 +46,10 @@ def main() -> int:
             continue
         with open(tsv) as fh:
             rec = next(csv.DictReader(fh, delimiter="\t"))
-        points = point_count(config["experiments"][name], manifest[name]["grid"])
-        seconds = max(float(rec["s"]) - START_SECONDS, 0.01)
         block = config["experiments"][name]
+        points = point_count(block, manifest[name]["grid"])
+        started = not in_process(name, block, manifest, measured)  # a script job's own start
+        seconds = max(float(rec["s"]) - (START_SECONDS if started else 0.0), 0.01)
         out[name] = {
             "seconds_per_point": round(seconds / points, 6),
             "bytes_per_point": round(cube.stat().st_size / points),

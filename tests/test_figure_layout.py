@@ -1,16 +1,16 @@
 """Readable figures: no text on text or under a plotted line, three type sizes, no two series
 told apart by a red-green hue alone, and a palette that stays apart for red-green readers.
 
-The layout checks are ``style.text_overlaps``, ``style.font_sizes`` and ``style.hue_only_pairs``
-(the figure job logs the first one too); here they run on small figures built to collide and on
-every figure of the catalog, drawn from the pipeline's cubes.
+The layout checks are ``style.text_overlaps``, ``style.font_sizes`` and ``style.hue_only_pairs``,
+together ``style.problems``. Here they run on small figures built to collide; every figure of the
+catalog is checked by the figure job that draws it, on the figure it saves, and the test reads
+what each job found (results/figure_checks/<module>.json) rather than drawing all of them again.
 """
 
 from __future__ import annotations
 
 import itertools
-import os
-from concurrent.futures import ProcessPoolExecutor
+import json
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -204,37 +204,27 @@ def test_spread_keeps_order_and_leaves_lonely_labels_alone():
 # ----------------------------------------------------------------------------- every figure
 
 
-def _module_problems(module: str, results: str) -> list[str]:
-    """Draw one figure module's figures from the cubes in ``results`` and list every layout
-    problem as '<figure id>: <problem>' (run in a worker process)."""
-    from attnmem.config import load_yaml
-    from attnmem.cube import read_cube
-    from attnmem.figure_settings import settings_of
-
+def test_problems_gathers_every_check_and_a_job_writes_them_for_each_figure(tmp_path):
+    """What the figure jobs record: a collision and a size off the type scale are both found
+    by style.problems, and save() returns them for the figure it wrote."""
     style.apply()
-    settings = settings_of(load_yaml(ROOT / "config" / "config.yaml"), module)
-    out = []
-    for fig_id, draw in catalog.imported(module).items():
-        spec = draw.figure
-        cubes = {c: read_cube(Path(results) / f"{c}.nc") for c in spec.cubes}
-        fig = draw(cubes, **{name: settings[name] for name in spec.settings})
-        found = style.text_overlaps(fig) + style.hue_only_pairs(fig)
-        off = [s for s in style.font_sizes(fig) if s not in style.SIZES]
-        if off:
-            found.append(f"font sizes {off} are not among the style's {list(style.SIZES)}")
-        out += [f"{fig_id}: {problem}" for problem in found]
-        plt.close(fig)
-    return out
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.text(0.5, 0.5, "one label", fontsize=style.NORMAL)
+    ax.text(0.5, 0.5, "another label", fontsize=13)
+    found = style.save(fig, tmp_path / "crowded.png")
+    assert (tmp_path / "crowded.png").exists() and (tmp_path / "crowded.svg").exists()
+    assert any("overlaps text" in p for p in found), found
+    assert "font sizes [13.0] are not among the style's [8, 10, 11]" in found
 
 
 @pytest.mark.pipeline
 def test_every_figure_is_readable(pipeline):
     """No figure of the catalog has a text collision, a size off the type scale or two series
-    told apart by red against green only (the modules are drawn two or more at a time)."""
-    modules = sorted(catalog.groups())
-    results = str(pipeline / "results")
-    with ProcessPoolExecutor(max_workers=max(2, min(4, os.cpu_count() or 1))) as pool:
-        found = [
-            p for ps in pool.map(_module_problems, modules, [results] * len(modules)) for p in ps
-        ]
+    told apart by red against green only, as its figure job found when it saved it."""
+    found = []
+    for module, figures in catalog.groups().items():
+        path = pipeline / "results" / "figure_checks" / f"{module}.json"
+        checks = json.loads(path.read_text(encoding="utf-8"))
+        assert sorted(checks) == sorted(f.id for f in figures), f"{path} misses figures"
+        found += [f"{fig_id}: {p}" for fig_id, ps in checks.items() for p in ps]
     assert not found, f"{len(found)} layout problem(s):\n" + "\n".join(found)

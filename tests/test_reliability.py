@@ -57,14 +57,42 @@ def test_a_crash_names_its_grid_point_and_its_traceback_reaches_the_log(tmp_path
     assert "Traceback" in text and "{'n': 3}" in text and "no inverse" in text
 
 
+def _project_copy(tmp_path):
+    """A copy of the project (workflow, config, science) and the environment and Snakemake
+    command that build in it with its own science, not ours."""
+    import shutil
+    import subprocess  # noqa: F401 (the callers run the command)
+    import sys
+    from pathlib import Path
+
+    project = tmp_path / "project"
+    skip = shutil.ignore_patterns("__pycache__", "*.egg-info")
+    for part in ("workflow", "config", "src"):
+        shutil.copytree(ROOT / part, project / part, ignore=skip)
+    exe = Path(sys.executable).with_name("snakemake")
+    cmd = [str(exe) if exe.exists() else "snakemake", "results/soft_lookup.nc", "--cores", "1"]
+    env = {**os.environ, "PYTHONPATH": str(project / "src")}
+    return project, cmd, env
+
+
 @pytest.mark.pipeline
 def test_editing_the_plumbing_reruns_the_experiments(tmp_path):
-    config = ["--configfile", str(ROOT / "config/config.yaml")]
-    snakemake("results/soft_lookup.nc", "--directory", str(tmp_path), "--cores", "1", *config)
-    cube = tmp_path / "results/soft_lookup.nc"
-    os.utime(cube, (0, 0))  # as if grid.py and cube.py had been edited after the cube was made
-    plan = snakemake("results/soft_lookup.nc", "--directory", str(tmp_path), "-n", *config).stdout
-    assert "src/attnmem/cube.py" in plan and "src/attnmem/grid.py" in plan, plan
+    """An edit of grid.py or cube.py (the per-point seeding, the cube writing) reruns the
+    experiments: Snakemake names them as updated inputs (an mtime alone is not an edit: it
+    compares the checksums it recorded)."""
+    import subprocess
+
+    project, cmd, env = _project_copy(tmp_path)
+    subprocess.run(cmd, cwd=project, env=env, check=True, capture_output=True)
+    for part in ("grid.py", "cube.py"):
+        with open(project / "src/attnmem" / part, "a", encoding="utf-8") as fh:
+            fh.write("# an edit\n")
+    plan = subprocess.run([*cmd, "-n"], cwd=project, env=env, capture_output=True, text=True)
+    reasons = [line for line in plan.stdout.splitlines() if "reason:" in line]
+    assert any(
+        "Updated input files" in r and "src/attnmem/cube.py" in r and "src/attnmem/grid.py" in r
+        for r in reasons
+    ), plan.stdout
 
 
 def test_the_help_says_its_whole_first_sentence_and_run_writes_beside_the_pipeline(tmp_path):
@@ -177,18 +205,9 @@ def test_a_failing_rerun_leaves_the_good_cube_in_place(tmp_path):
     """A cube is replaced only by a complete one: while its job reruns, the old cube stays (the
     rule's outputs carry Snakemake's `update` flag, so they are not deleted before the job), and
     when the job fails, the old cube is still there, byte for byte."""
-    import shutil
     import subprocess
-    import sys
-    from pathlib import Path
 
-    project = tmp_path / "project"
-    skip = shutil.ignore_patterns("__pycache__", "*.egg-info")
-    for part in ("workflow", "config", "src"):
-        shutil.copytree(ROOT / part, project / part, ignore=skip)
-    exe = Path(sys.executable).with_name("snakemake")
-    cmd = [str(exe) if exe.exists() else "snakemake", "results/soft_lookup.nc", "--cores", "1"]
-    env = {**os.environ, "PYTHONPATH": str(project / "src")}  # the copy's science, not ours
+    project, cmd, env = _project_copy(tmp_path)
     subprocess.run(cmd, cwd=project, env=env, check=True, capture_output=True)
     cube = project / "results/soft_lookup.nc"
     good = cube.read_bytes()

@@ -11,11 +11,15 @@ import argparse
 import json
 import logging
 import sys
+import threading
 from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 log = logging.getLogger("attnmem")
+
+
+LOG_FORMAT = "%(asctime)s %(name)s: %(message)s"
 
 
 def setup_logging(log_file: str | None = None) -> None:
@@ -25,7 +29,7 @@ def setup_logging(log_file: str | None = None) -> None:
         handlers.append(logging.FileHandler(log_file, mode="w"))
     logging.basicConfig(
         level=logging.INFO,
-        format="%(asctime)s %(name)s: %(message)s",
+        format=LOG_FORMAT,
         handlers=handlers,
         force=True,
     )
@@ -50,10 +54,12 @@ def run_experiment(name: str, block: Mapping, global_seed: int, out: str | Path)
 
 def draw_figures(
     module: str, cube_paths: Mapping[str, str], settings: Mapping, pngs: Mapping[str, str | Path]
-) -> list[Path]:
+) -> dict[str, list[str]]:
     """Draw every figure of a figure module: figure ``id`` to ``pngs[id]``, with an SVG and its
     caption (``.rst``, the function's docstring) beside it. ``settings`` is the module's block
-    of config ``figures``; each function gets the cubes and the settings it declares."""
+    of config ``figures``; each function gets the cubes and the settings it declares. Returns
+    each figure's readability problems (attnmem.figures.style.problems; empty lists when
+    every figure reads well)."""
     from .cube import read_cube
     from .figure_settings import coordinate_problems
     from .figures import catalog, style
@@ -67,16 +73,15 @@ def draw_figures(
     problems = coordinate_problems(figures, settings, cubes)
     if problems:
         raise SystemExit("figure settings the cubes do not hold:\n  " + "\n  ".join(problems))
-    written = []
+    checks = {}
     for fig in figures:
         draw = functions[fig.id]
         path = Path(pngs[fig.id])
         chosen = {name: settings[name] for name in fig.settings}
-        style.save(draw({c: cubes[c] for c in fig.cubes}, **chosen), path)
+        checks[fig.id] = style.save(draw({c: cubes[c] for c in fig.cubes}, **chosen), path)
         path.with_suffix(".rst").write_text(catalog.caption(draw) + "\n", encoding="utf-8")
         log.info("drew %s", path)
-        written.append(path)
-    return written
+    return checks
 
 
 def judge_claims(registry, cube_paths: Mapping[str, str], csv_path, md_path, html_path):
@@ -206,9 +211,53 @@ def experiment_job(smk) -> None:
         run_experiment(name, block, seed, smk.output[0])
 
 
+def experiment_in_thread(config: str, out: str, log_file: str) -> None:
+    """An experiment job that Snakemake runs in one of its own threads (a `run:` job: those
+    cheaper than a process start, attnmem.costs.in_process): the work of experiment_job, with
+    this thread's log records in the job's log file and BLAS held to one thread, as Snakemake
+    holds it in a script job, so the cube is the same bit for bit."""
+    _one_blas_thread()
+    with thread_log(log_file), logged_failure():
+        name, block, seed = _snapshot(config)
+        run_experiment(name, block, seed, out)
+
+
+_BLAS_LIMIT = []
+
+
+def _one_blas_thread() -> None:
+    """Hold BLAS (and OpenMP) to one thread in this process, once: the limit is process-wide."""
+    if not _BLAS_LIMIT:
+        from threadpoolctl import threadpool_limits
+
+        _BLAS_LIMIT.append(threadpool_limits(limits=1))
+
+
+@contextmanager
+def thread_log(log_file: str | Path):
+    """Write the records logged by this thread (and only this one: other jobs run in other
+    threads of the same process) to ``log_file`` while the block runs."""
+    Path(log_file).parent.mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(log_file, mode="w")
+    handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    me = threading.get_ident()
+    handler.addFilter(lambda record: record.thread == me)
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        log.removeHandler(handler)
+        handler.close()
+
+
 def _configured(smk) -> tuple[str, dict, int]:
     """The experiment of a job, its config block and the global seed: its config snapshot."""
-    snapshot = json.loads(Path(smk.input.config).read_text(encoding="utf-8"))
+    return _snapshot(smk.input.config)
+
+
+def _snapshot(path) -> tuple[str, dict, int]:
+    snapshot = json.loads(Path(path).read_text(encoding="utf-8"))
     return snapshot["experiment"], snapshot["block"], snapshot["seed"]
 
 
@@ -264,7 +313,9 @@ def figures_job(smk) -> None:
             raise RuntimeError(f"output {png} is not the PNG of figure {fig.id}")
         pngs[fig.id] = png
     with logged_failure():
-        draw_figures(module, cube_paths, settings, pngs)
+        checks = draw_figures(module, cube_paths, settings, pngs)
+    # what tests/test_figure_layout.py reads, so that it need not draw every figure again
+    Path(smk.output.checks).write_text(json.dumps(checks, indent=1) + "\n", encoding="utf-8")
 
 
 def claims_job(smk) -> None:

@@ -64,6 +64,28 @@ def estimate(points: int, cost: Mapping, scale: float = 1.0) -> tuple[float, flo
     return seconds, mb
 
 
+def work_seconds(name: str, block: Mapping, manifest: Mapping, costs: Mapping) -> float | None:
+    """Estimated CPU seconds of an experiment's grid points, start-up left out (None when its
+    cost was never measured)."""
+    if name not in costs or name not in manifest:
+        return None
+    points = point_count(block, manifest[name]["grid"])
+    scale = work_scale(block, manifest[name].get("work", ()), costs[name])
+    return points * costs[name]["seconds_per_point"] * scale
+
+
+def in_process(name: str, block: Mapping, manifest: Mapping, costs: Mapping) -> bool:
+    """Whether an experiment's job is cheaper than a job's start-up (a Python with numpy,
+    xarray and Snakemake's script loader, about START_SECONDS): such a job runs in a thread of
+    Snakemake itself, where these are loaded once. A grid widened past that runs as a script
+    job again; an experiment never measured, or declared ``own_process`` (it sets process-wide
+    state, as torch's generator), is a script job."""
+    if manifest.get(name, {}).get("own_process", False):
+        return False
+    seconds = work_seconds(name, block, manifest, costs)
+    return seconds is not None and seconds < START_SECONDS
+
+
 def over_limits(config: Mapping, manifest: Mapping, costs: Mapping) -> list[str]:
     """One line per experiment whose estimate passes the limits (empty when all fit)."""
     limits = {**DEFAULT_LIMITS, **(config.get("limits") or {})}

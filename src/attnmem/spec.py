@@ -165,6 +165,9 @@ class Experiment:
     coords: Mapping[str, Sequence | Callable[..., Sequence]] = field(default_factory=dict)
     # Type and bounds of every grid key and parameter (the config schema is made from these).
     types: Mapping[str, Param] = field(default_factory=dict)
+    # Sets process-wide state (torch's global generator and thread count): its job always gets
+    # a process of its own, never a thread of Snakemake's (attnmem.costs.in_process).
+    own_process: bool = False
 
     @property
     def wants_rng(self) -> bool:
@@ -195,10 +198,13 @@ def experiment(
     params: Mapping[str, Param] | None = None,
     coords: Mapping[str, Sequence | Callable[..., Sequence]] | None = None,
     name: str | None = None,
+    own_process: bool = False,
 ):
     """Declare the decorated function an experiment (named after it unless ``name`` is given:
-    the same function may serve a second experiment with another grid). The function is
-    returned unchanged, with the declaration appended to its ``experiments`` attribute."""
+    the same function may serve a second experiment with another grid). ``own_process``: the
+    function sets process-wide state (it trains with torch), so its job never shares a process.
+    The function is returned unchanged, with the declaration appended to its ``experiments``
+    attribute."""
     grid, params = dict(grid or {}), dict(params or {})
 
     def declare(func):
@@ -211,6 +217,7 @@ def experiment(
             sections=tuple(sections),
             coords=dict(coords or {}),
             types={**grid, **params},
+            own_process=own_process,
         )
         _check_signature(exp)
         func.experiments = (*getattr(func, "experiments", ()), exp)

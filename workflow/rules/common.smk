@@ -12,7 +12,7 @@ from attnmem.figure_settings import settings_of
 from attnmem.figures import catalog
 from attnmem.registry_lint import check_registry_once, summary
 from attnmem.schema import load_manifest
-from attnmem.costs import load_costs, over_limits, point_count
+from attnmem.costs import in_process, load_costs, over_limits, point_count
 from attnmem.shards import shards_of
 from attnmem import snapshots
 from snakemake.logging import logger
@@ -42,9 +42,8 @@ try:
 except ConfigError as err:
     raise WorkflowError(str(err)) from None
 
-_too_large = over_limits(
-    config, MANIFEST, load_costs(BASE / "workflow/schemas/costs.json")
-)
+COSTS = load_costs(BASE / "workflow/schemas/costs.json")
+_too_large = over_limits(config, MANIFEST, COSTS)
 if _too_large:
     raise WorkflowError(
         "a grid is larger than the limits, nothing was run:\n"

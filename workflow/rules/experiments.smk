@@ -6,6 +6,11 @@
 # A grid larger than one shard (attnmem.shards: by default 200 seeds; a block's `shard:` sets
 # it) runs as shard jobs, one per content-keyed part of the grid, and a gather job joins them
 # into the same cube: widening the grid adds shards and leaves the computed ones in place.
+# An experiment whose grid costs less than a job's start-up (attnmem.costs.in_process; most of
+# them) is a `run:` job that the laptop profile's force-use-threads runs in a thread of
+# Snakemake itself, where numpy and xarray are already loaded: about 50 jobs of a default build
+# would otherwise each spend most of their second starting a Python. On a cluster these stay
+# local (localrule) and run the same way, with no queue wait.
 # A cube is an `update` output: Snakemake keeps the old cube while its job reruns (the job
 # replaces it in one rename when the new one is complete) and restores it if the job fails.
 
@@ -14,7 +19,30 @@ SHARDS = {}
 for _name, _block in config["experiments"].items():
     _keys = MANIFEST[_name]["grid"]
     _parts = shards_of(_name, _block, _keys, config["seed"])
-    if list(_parts) == ["all"]:
+    if list(_parts) == ["all"] and in_process(_name, _block, MANIFEST, COSTS):
+
+        rule:
+            name:
+                _name
+            input:
+                config=config_snapshot(_name),
+                science=science(_name),
+            output:
+                update(f"results/{_name}.nc"),
+            log:
+                f"logs/{_name}.log",
+            benchmark:
+                f"logs/benchmarks/{_name}.tsv"
+            localrule: True
+            threads: 1
+            resources:
+                mem_mb=2048,
+            run:
+                from attnmem.cli import experiment_in_thread
+
+                experiment_in_thread(input.config, output[0], log[0])
+
+    elif list(_parts) == ["all"]:
 
         rule:
             name:

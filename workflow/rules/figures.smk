@@ -56,6 +56,8 @@ for _module, _figures in catalog.groups().items():
             ],
             svg=[f"figures/{f.id}.svg" for f in _figures],
             caption=[f"figures/{f.id}.rst" for f in _figures],
+            # each figure's readability problems (style.problems), read by the tests
+            checks=f"results/figure_checks/{_module}.json",
         log:
             f"logs/figures_{_module}.log",
         benchmark:

@@ -8,10 +8,17 @@ rounding in BLAS kernels and torch versions may differ (README, "Training at toy
 
 from __future__ import annotations
 
+import threading
+
 
 def seeded_torch(rng):
     """The ``torch`` module, set to one thread and deterministic algorithms, with its global
     generator seeded from ``rng`` (the grid point's numpy generator)."""
+    if threading.current_thread() is not threading.main_thread():
+        raise RuntimeError(
+            "training sets torch's process-wide generator: it must run in the main thread of "
+            "a process of its own (declare the experiment with own_process=True)"
+        )
     import torch
 
     torch.set_num_threads(1)

@@ -62,20 +62,23 @@ def hebbian_states(K: np.ndarray, V: np.ndarray) -> np.ndarray:
     return np.cumsum(np.einsum("...ti,...tj->...tij", V, K), axis=-3)
 
 
-def delta_states(K, V, eta=1.0, gamma=1.0, gate=None) -> np.ndarray:
+def delta_states(K, V, eta=1.0, gamma=1.0, gate=None, every: bool = True) -> np.ndarray:
     """Every state of the (decayed, gated) delta rule
-    S_t = gamma S_{t-1} + g_t eta (v_t - gamma S_{t-1} k_t) k_t^T, from S_0 = 0.
+    S_t = gamma S_{t-1} + g_t eta (v_t - gamma S_{t-1} k_t) k_t^T, from S_0 = 0 (axis -3 is t),
+    or with ``every=False`` only the last one (no stack of states is kept: twice as fast).
     ``gate`` (..., T) multiplies each write (1 everywhere when None)."""
     T = K.shape[-2]
     S = np.zeros((*K.shape[:-2], V.shape[-1], K.shape[-1]))
-    out = np.empty((*K.shape[:-2], T, V.shape[-1], K.shape[-1]))
+    out = np.empty((*K.shape[:-2], T, V.shape[-1], K.shape[-1])) if every else None
     for t in range(T):
         k, v = K[..., t, :], V[..., t, :]
-        S = gamma * S
+        if gamma != 1.0:
+            S = gamma * S
         step = eta if gate is None else eta * gate[..., t, None, None]
         S = S + step * ((v - read(S, k))[..., :, None] * k[..., None, :])
-        out[..., t, :, :] = S
-    return out
+        if every:
+            out[..., t, :, :] = S
+    return out if every else S
 
 
 def decayed_state(K: np.ndarray, V: np.ndarray, gamma: float) -> np.ndarray:
@@ -719,7 +722,7 @@ def age_streams(rng, streams: int, d: int, pairs: int, gammas, beta: float) -> d
     decay = np.empty((len(gammas), pairs))
     for i, g in enumerate(gammas):
         decay[i] = squared_error(read_all(decayed_state(K, V, g), K), V).mean(0)[by_age]
-    S = delta_states(K, V)[..., -1, :, :]
+    S = delta_states(K, V, every=False)
     delta = squared_error(read_all(S, K), V).mean(0)[by_age]
     w = softmax_weights(beta * K @ np.swapaxes(K, -1, -2))
     soft = squared_error(w @ V, V).mean(0)[by_age]

@@ -82,6 +82,7 @@ def _coords_steps(steps, eval_every, **_):
 
 
 @experiment(
+    own_process=True,  # trains with torch (its generator is process-wide)
     grid={
         "layers": ints(min=1, max=MAX_LAYERS, ranges=False, doc="attention layers"),
         "seed": seeds(),

@@ -59,6 +59,7 @@ def memorise(torch, width, d_in, vocab, n_facts, steps, lr):
 
 
 @experiment(
+    own_process=True,  # trains with torch (its generator is process-wide)
     grid={"seed": seeds(doc="training replicates (facts and initialisation)")},
     params={
         "widths": ints(min=1, ranges=False, doc="hidden widths of the MLPs"),

@@ -112,6 +112,7 @@ def train_lsa(torch, d, m, layers, steps, batch, lr, init):
 
 
 @experiment(
+    own_process=True,  # trains with torch (its generator is process-wide)
     grid={
         "d": ints(doc="input dimension"),
         "m": ints(doc="examples per prompt"),

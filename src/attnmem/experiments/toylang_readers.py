@@ -41,7 +41,7 @@ def first_name_answers(K, V, gate, beta: float) -> dict:
     ``gate``: shape (reader, sentence, d)."""
     q = K[:, 0]
     hebb = read(outer_sum(K, V, gate), q)
-    delta = read(delta_states(K, V, gate=gate)[:, -1], q)
+    delta = read(delta_states(K, V, gate=gate, every=False), q)
     kept = gate > 0
     ls = np.empty_like(hebb)
     for n in np.unique(kept.sum(1)):  # least squares over the written pairs, grouped by count

@@ -68,6 +68,7 @@ def _map_positions(eval_gap, **_):
 
 
 @experiment(
+    own_process=True,  # trains with torch (its generator is process-wide)
     grid={"seed": seeds()},
     params={
         "N": integer(min=2, doc="names"),

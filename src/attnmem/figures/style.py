@@ -128,21 +128,24 @@ def apply() -> None:
     plt.rcParams["axes.prop_cycle"] = matplotlib.cycler(color=list(CYCLE))
 
 
-def save(fig, png_path: str | Path) -> None:
-    """Write the figure as PNG and as SVG beside it, then close it; log any text collision.
+def save(fig, png_path: str | Path) -> list[str]:
+    """Write the figure as PNG and as SVG beside it, then close it; return (and log) what
+    makes it hard to read (``problems``).
 
     The layout and the tight bounding box are computed once, by one draw (the one the collision
     check makes), and then frozen for both files: `bbox_inches="tight"` on each save would lay
     the figure out and draw it twice per file, which was most of a figure job's time."""
     png_path = Path(png_path)
     png_path.parent.mkdir(parents=True, exist_ok=True)
-    for problem in text_overlaps(fig):
+    found = problems(fig)
+    for problem in found:
         log.warning("%s: %s", png_path.name, problem)
     bbox = fig.get_tightbbox(fig.canvas.get_renderer()).padded(plt.rcParams["savefig.pad_inches"])
-    fig.set_layout_engine("none")
+    fig.set_layout_engine(None)  # not "none": its placeholder engine makes savefig lay out again
     fig.savefig(png_path, bbox_inches=bbox, metadata={"Software": None})
     fig.savefig(png_path.with_suffix(".svg"), bbox_inches=bbox, metadata={"Date": None})
     plt.close(fig)
+    return found
 
 
 # ----------------------------------------------------------------------------- readability checks
@@ -314,6 +317,17 @@ def _on_opaque_box(fig) -> set[int]:
     return out
 
 
+def problems(fig) -> list[str]:
+    """Everything that makes a figure hard to read, one sentence each: text collisions (which
+    lays the figure out and draws it once), red-against-green series, type sizes off the
+    scale. Empty for a readable figure."""
+    found = text_overlaps(fig) + hue_only_pairs(fig)
+    off = [size for size in font_sizes(fig) if size not in SIZES]
+    if off:
+        found.append(f"font sizes {off} are not among the style's {list(SIZES)}")
+    return found
+
+
 def text_overlaps(fig) -> list[str]:
     """Every collision in a figure, one sentence each: two texts whose boxes overlap (tick,
     axis and colour-bar labels, titles, legends, annotations), or a text crossed by a plotted
@@ -326,12 +340,11 @@ def text_overlaps(fig) -> list[str]:
     lows = np.array([b.min(0) for b in boxes]).reshape(-1, 2)
     highs = np.array([b.max(0) for b in boxes]).reshape(-1, 2)
     found = []
-    for i, j in itertools.combinations(range(len(boxes)), 2):
-        a, b = boxes[i], boxes[j]
-        if (
-            _near(lows[i : i + 1], highs[i : i + 1], lows[j], highs[j])[0]
-            and _depth(a, b) > TOUCH_PX
-        ):
+    # pairs whose bounds overlap, all at once; the exact (turned-box) test only for those
+    both = np.minimum(highs[:, None], highs[None]) - np.maximum(lows[:, None], lows[None])
+    close = np.triu((both > TOUCH_PX).all(-1), k=1)
+    for i, j in zip(*np.nonzero(close), strict=True):
+        if _depth(boxes[i], boxes[j]) > TOUCH_PX:
             found.append(f"text {_name(texts[i])} overlaps text {_name(texts[j])}")
     masked = _on_opaque_box(fig)
     for ax in fig.axes:

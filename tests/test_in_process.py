@@ -1,0 +1,96 @@
+"""Experiments cheaper than a process start run in a thread of Snakemake itself (a `run:` job,
+attnmem.costs.in_process). Which ones do, and that their cubes equal those of a separate
+process holding BLAS to one thread, as a script job does."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import xarray as xr
+from conftest import ROOT
+
+from attnmem.config import load_yaml
+from attnmem.costs import START_SECONDS, in_process, load_costs
+from attnmem.schema import load_manifest
+
+DEFAULT = load_yaml(ROOT / "config" / "config.yaml")
+MANIFEST = load_manifest(ROOT / "workflow/schemas/experiments.json")
+COSTS = load_costs(ROOT / "workflow/schemas/costs.json")
+THREADED = sorted(
+    name for name, block in DEFAULT["experiments"].items()
+    if in_process(name, block, MANIFEST, COSTS)
+)  # fmt: skip
+
+
+def test_a_cheap_grid_runs_in_process_until_it_is_widened_past_a_start_up():
+    cost = {"toy": {"seconds_per_point": 0.01}}
+    manifest = {"toy": {"grid": ["seed"]}}
+    assert in_process("toy", {"seed": {"count": 10}}, manifest, cost)  # 0.1 s of work
+    widened = int(START_SECONDS / 0.01) + 1
+    assert not in_process("toy", {"seed": {"count": widened}}, manifest, cost)
+    assert not in_process("never_measured", {"seed": {"count": 1}}, manifest, cost)
+
+
+def test_most_default_experiments_run_in_process_and_the_long_ones_do_not():
+    assert len(THREADED) >= 40, THREADED
+    assert "induction_training" not in THREADED and "score_saturation" not in THREADED
+
+
+@pytest.mark.pipeline
+def test_in_process_cubes_equal_those_of_a_separate_process(pipeline, tmp_path):
+    """The pipeline's cubes of the in-process experiments against the same experiments run in
+    one fresh Python with OPENBLAS_NUM_THREADS=1 (what Snakemake gives a script job)."""
+    program = (
+        "import json, sys\n"
+        "from attnmem.cli import run_experiment\n"
+        "from attnmem.config import load_yaml\n"
+        "config = load_yaml(sys.argv[1])\n"
+        "for name in json.loads(sys.argv[2]):\n"
+        "    run_experiment(name, config['experiments'][name], config['seed'],\n"
+        "                   f'{sys.argv[3]}/{name}.nc')\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "OMP_NUM_THREADS": "1"}
+    env["OPENBLAS_NUM_THREADS"] = "1"
+    config = str(ROOT / "config" / "config.yaml")
+    subprocess.run(
+        [sys.executable, "-c", program, config, json.dumps(THREADED), str(tmp_path)],
+        check=True, capture_output=True, env=env,
+    )  # fmt: skip
+    for name in THREADED:
+        with (
+            xr.open_dataset(pipeline / "results" / f"{name}.nc") as ours,
+            xr.open_dataset(tmp_path / f"{name}.nc") as theirs,
+        ):
+            xr.testing.assert_identical(ours.drop_attrs(), theirs.drop_attrs())
+
+
+def test_training_never_shares_a_process():
+    """torch's generator is process-wide: every experiment whose module trains is declared
+    own_process, and training refuses to start outside a main thread."""
+    import threading
+
+    import numpy as np
+
+    from attnmem.experiments import registry
+    from attnmem.experiments._torch import seeded_torch
+
+    science = ROOT / "src/attnmem/experiments"
+    for name, exp in registry().items():
+        if "seeded_torch(" in (science / f"{exp.module}.py").read_text(encoding="utf-8"):
+            assert exp.own_process, f"{name} trains with torch but may run in a thread"
+    errors = []
+
+    def train():
+        try:
+            seeded_torch(np.random.default_rng(0))
+        except RuntimeError as err:
+            errors.append(str(err))
+
+    worker = threading.Thread(target=train)
+    worker.start()
+    worker.join()
+    assert errors and "main thread" in errors[0]
