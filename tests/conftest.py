@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -39,15 +40,17 @@ def entries() -> list[dict]:
     return claims.load_registry(REGISTRY)
 
 
-@pytest.fixture(scope="session")
-def pipeline(request) -> Path:
-    """Build the default config once per session (Snakemake reuses what is up to date),
-    showing Snakemake's step counts on the terminal while it runs: on a fresh clone the build
-    takes minutes, and a silent test run looks hung."""
+BUILD_LOCK = ROOT / ".snakemake" / "attnmem" / "pytest-build.lock"
+
+
+def build_pipeline(say) -> None:
+    """Build the default config in this checkout (Snakemake reuses what is up to date), passing
+    each of Snakemake's step counts to ``say`` as a line of text. One build at a time: pytest's
+    workers (and the controller that builds before them, see below) take a file lock."""
+    import fcntl
     import re
     import time
 
-    capture = request.config.pluginmanager.getplugin("capturemanager")
     exe = Path(sys.executable).with_name("snakemake")
     cmd = [
         str(exe) if exe.exists() else "snakemake",
@@ -56,23 +59,64 @@ def pipeline(request) -> Path:
     ]
     cmd += ["--cores", "2", "--quiet", "rules"]
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    start, lines = time.monotonic(), []
-    with subprocess.Popen(
-        cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    ) as proc:
-        for line in proc.stdout:
-            lines.append(line)
-            step = re.search(r"(\d+) of (\d+) steps \((\d+%)\) done", line)
-            if step:  # past pytest's capture, so that it shows while the build runs
-                with capture.global_and_fixture_disabled():
-                    sys.stdout.write(
-                        f"\n[pipeline fixture] {step.group(1)}/{step.group(2)} Snakemake steps "
+    BUILD_LOCK.parent.mkdir(parents=True, exist_ok=True)
+    with open(BUILD_LOCK, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        start, lines = time.monotonic(), []
+        with subprocess.Popen(
+            cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        ) as proc:
+            for line in proc.stdout:
+                lines.append(line)
+                step = re.search(r"(\d+) of (\d+) steps \((\d+%)\) done", line)
+                if step:
+                    say(
+                        f"[pipeline] {step.group(1)}/{step.group(2)} Snakemake steps "
                         f"({step.group(3)}), {time.monotonic() - start:.0f} s"
                     )
-                    sys.stdout.flush()
     if proc.returncode != 0:
         raise AssertionError("the pipeline build failed:\n" + "".join(lines[-80:]))
+
+
+@pytest.fixture(scope="session")
+def pipeline(request) -> Path:
+    """The default config, built once per session, with Snakemake's step counts on the
+    terminal while it runs (a fresh clone's build takes minutes; a silent run looks hung).
+    Under pytest-xdist the controller has built it before the workers start (see
+    pytest_xdist_node_collection_finished); a worker's run then finds nothing to do."""
+    capture = request.config.pluginmanager.getplugin("capturemanager")
+
+    def say(text: str) -> None:
+        with capture.global_and_fixture_disabled():  # past pytest's capture
+            sys.stdout.write("\n" + text)
+            sys.stdout.flush()
+
+    build_pipeline(say)
     return ROOT
+
+
+# The test files that use the built pipeline (a fixture argument naming it): a cheap text scan,
+# so that the controller builds only when a selected test needs it.
+_USES_PIPELINE = re.compile(r"def test_\w+\([^)]*\b(pipeline|claims_rows)\b")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    """pytest-xdist (the README's `pytest` runs two workers): build the pipeline here, in the
+    controller, which owns the terminal, before any test is handed to a worker, so that the
+    step counts show (a worker's output does not). A failed build is reported by the tests."""
+    config = node.config
+    if getattr(config, "_attnmem_built", False):
+        return
+    files = {nodeid.split("::")[0] for nodeid in ids}
+    if not any(_USES_PIPELINE.search((config.rootpath / f).read_text()) for f in files):
+        return
+    config._attnmem_built = True
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    try:
+        build_pipeline(reporter.write_line)
+    except AssertionError:
+        reporter.write_line("[pipeline] the build failed; the tests that need it say why")
 
 
 @pytest.fixture(scope="session")

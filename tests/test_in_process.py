@@ -94,3 +94,39 @@ def test_training_never_shares_a_process():
     worker.start()
     worker.join()
     assert errors and "main thread" in errors[0]
+
+
+def test_in_process_jobs_run_one_at_a_time(tmp_path, monkeypatch):
+    """Two in-process jobs started together never compute at the same time (HDF5, which
+    writes the cubes, is not thread-safe: two at once crashed Snakemake), and each job's log
+    holds its own records only."""
+    import threading
+    import time
+
+    from attnmem import cli
+
+    inside, overlaps = [], []
+
+    def fake_run(name, block, seed, out):
+        inside.append(name)
+        if len(inside) > 1:
+            overlaps.append(tuple(inside))
+        cli.log.info("computing %s", name)
+        time.sleep(0.2)
+        inside.remove(name)
+
+    monkeypatch.setattr(cli, "run_experiment", fake_run)
+    jobs = []
+    for name in ("first", "second"):
+        snapshot = tmp_path / f"{name}.json"
+        snapshot.write_text(json.dumps({"experiment": name, "block": {}, "seed": 0}))
+        args = (str(snapshot), str(tmp_path / f"{name}.nc"), str(tmp_path / f"{name}.log"))
+        jobs.append(threading.Thread(target=cli.experiment_in_thread, args=args))
+    for job in jobs:
+        job.start()
+    for job in jobs:
+        job.join()
+    assert not overlaps, overlaps
+    for name, other in (("first", "second"), ("second", "first")):
+        text = (tmp_path / f"{name}.log").read_text()
+        assert f"computing {name}" in text and f"computing {other}" not in text

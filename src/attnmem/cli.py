@@ -211,26 +211,27 @@ def experiment_job(smk) -> None:
         run_experiment(name, block, seed, smk.output[0])
 
 
+# One in-process experiment at a time. Two at once crashed Snakemake (a segmentation fault in
+# netCDF/HDF5: one thread closing its cube while another wrote; the HDF5 library is not
+# thread-safe), and science code need not be written for threads. These jobs are short; the
+# other core keeps running script jobs meanwhile.
+_ONE_AT_A_TIME = threading.Lock()
+_BLAS_LIMIT: list = []
+
+
 def experiment_in_thread(config: str, out: str, log_file: str) -> None:
     """An experiment job that Snakemake runs in one of its own threads (a `run:` job: those
-    cheaper than a process start, attnmem.costs.in_process): the work of experiment_job, with
-    this thread's log records in the job's log file and BLAS held to one thread, as Snakemake
-    holds it in a script job, so the cube is the same bit for bit."""
-    _one_blas_thread()
-    with thread_log(log_file), logged_failure():
-        name, block, seed = _snapshot(config)
-        run_experiment(name, block, seed, out)
+    cheaper than a process start, attnmem.costs.in_process): the work of experiment_job, one
+    such job at a time, with this thread's log records in the job's log file and BLAS held to
+    one thread, as Snakemake holds it in a script job, so the cube is the same bit for bit."""
+    with _ONE_AT_A_TIME:
+        if not _BLAS_LIMIT:  # process-wide, set once, while no other job computes here
+            from threadpoolctl import threadpool_limits
 
-
-_BLAS_LIMIT = []
-
-
-def _one_blas_thread() -> None:
-    """Hold BLAS (and OpenMP) to one thread in this process, once: the limit is process-wide."""
-    if not _BLAS_LIMIT:
-        from threadpoolctl import threadpool_limits
-
-        _BLAS_LIMIT.append(threadpool_limits(limits=1))
+            _BLAS_LIMIT.append(threadpool_limits(limits=1))
+        with thread_log(log_file), logged_failure():
+            name, block, seed = _snapshot(config)
+            run_experiment(name, block, seed, out)
 
 
 @contextmanager
