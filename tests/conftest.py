@@ -95,9 +95,23 @@ def pipeline(request) -> Path:
     return ROOT
 
 
-# The test files that use the built pipeline (a fixture argument naming it): a cheap text scan,
-# so that the controller builds only when a selected test needs it.
-_USES_PIPELINE = re.compile(r"def test_\w+\([^)]*\b(pipeline|claims_rows)\b")
+# Which tests use the built pipeline (a fixture argument naming it): a cheap text scan of the
+# test functions' signatures, so that the controller builds only when a selected test needs it.
+_SIGNATURE = re.compile(r"def (test_\w+)\(([^)]*)\)")
+_PIPELINE_FIXTURES = re.compile(r"\b(pipeline|claims_rows)\b")
+
+
+def _wants_pipeline(rootpath: Path, ids) -> bool:
+    tests: dict[str, set[str]] = {}
+    for nodeid in ids:
+        path, *_, name = nodeid.split("::")
+        tests.setdefault(path, set()).add(name.split("[")[0])
+    for path, names in tests.items():
+        text = (rootpath / path).read_text(encoding="utf-8")
+        for name, args in _SIGNATURE.findall(text):
+            if name in names and _PIPELINE_FIXTURES.search(args):
+                return True
+    return False
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -108,8 +122,7 @@ def pytest_xdist_node_collection_finished(node, ids):
     config = node.config
     if getattr(config, "_attnmem_built", False):
         return
-    files = {nodeid.split("::")[0] for nodeid in ids}
-    if not any(_USES_PIPELINE.search((config.rootpath / f).read_text()) for f in files):
+    if not _wants_pipeline(config.rootpath, ids):
         return
     config._attnmem_built = True
     reporter = config.pluginmanager.get_plugin("terminalreporter")

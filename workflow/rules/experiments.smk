@@ -37,6 +37,7 @@ for _name, _block in config["experiments"].items():
             threads: 1
             resources:
                 mem_mb=2048,
+                in_process=1,  # one at a time (the default profile allows 1; cli.py locks too)
             run:
                 from attnmem.cli import experiment_in_thread
 
