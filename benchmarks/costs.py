@@ -5,8 +5,11 @@
 Reads Snakemake's benchmark file of every experiment job (wall seconds ``s``, peak ``max_rss``
 in MB) and its cube, divides by the grid points of config/config.yaml, and writes
 workflow/schemas/costs.json: ``{name: {seconds_per_point, bytes_per_point, base_mb}}``, with
-a script job's start-up (START_SECONDS) left out, and
-``at``: the values of the parameters the cost per point is proportional to (training steps). The
+a script job's start-up (START_SECONDS) left out; ``point_mb``: the peak memory one grid point
+holds (its last, traced with tracemalloc: numpy's arrays are traced, torch's are not); and
+``at``: the values of the parameters the cost or the memory per point is proportional to. For
+a job run in Snakemake's own process, ``s`` has no start-up in it and ``max_rss`` is that whole
+process's peak, so its ``base_mb`` is an overestimate (a safe one for the limit). The
 Snakefile estimates any grid from these before it runs (attnmem.costs). Rerun after a build
 when an experiment's science changes its speed much.
 """
@@ -17,6 +20,7 @@ import argparse
 import csv
 import json
 import sys
+import tracemalloc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,7 +28,26 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from attnmem.config import load_yaml  # noqa: E402
 from attnmem.costs import START_SECONDS, in_process, load_costs, point_count  # noqa: E402
+from attnmem.cube import run_points  # noqa: E402
+from attnmem.experiments import experiment  # noqa: E402
+from attnmem.grid import expand_values  # noqa: E402
 from attnmem.schema import load_manifest  # noqa: E402
+from attnmem.shards import science_block  # noqa: E402
+
+
+def point_mb(name: str, block: dict, seed: int) -> float:
+    """Peak MB traced while the last point of the grid (the largest values, as grids are
+    written) is computed."""
+    exp = experiment(name)
+    block = science_block(block)
+    one = {**block, **{k: [expand_values(block[k])[-1]] for k in exp.grid}}
+    tracemalloc.start()
+    try:
+        run_points(exp, one, seed)
+        return tracemalloc.get_traced_memory()[1] / 1e6
+    finally:
+        tracemalloc.stop()
+
 
 OUT = ROOT / "workflow/schemas/costs.json"
 
@@ -55,9 +78,10 @@ def main() -> int:
             "bytes_per_point": round(cube.stat().st_size / points),
             "base_mb": round(float(rec["max_rss"])),
         }
-        work = manifest[name].get("work", [])
-        if work:  # the values the cost per point was measured at
-            out[name]["at"] = {key: block[key] for key in work}
+        out[name]["point_mb"] = round(point_mb(name, block, config["seed"]), 3)
+        scaled = [*manifest[name].get("work", []), *manifest[name].get("memory", [])]
+        if scaled:  # the values the cost and the memory per point were measured at
+            out[name]["at"] = {key: block[key] for key in scaled}
     rows = [f"{json.dumps(k)}: {json.dumps(v)}" for k, v in sorted(out.items())]
     OUT.write_text("{\n" + ",\n".join(rows) + "\n}\n", encoding="utf-8")
     print(f"wrote {OUT} ({len(out)} experiments)")

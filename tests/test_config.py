@@ -199,6 +199,18 @@ def test_a_huge_grid_is_refused_with_its_estimate_before_anything_runs():
     assert _over_limits(raised) == [], "raising the limits explicitly must let it through"
 
 
+def test_a_point_holding_too_much_memory_is_refused_on_its_size_parameters():
+    """Rows of a million tokens (score_scale's rows and tokens are declared memory=True): each
+    point would hold far more than the memory limit, refused before anything runs, while the
+    grid itself stays small."""
+    huge = broken(lambda c: c["experiments"]["score_scale"].update(tokens=10**6))
+    (problem,) = _over_limits(huge)
+    assert problem.startswith("experiments.score_scale: "), problem
+    assert "held by a point at" in problem and "tokens = 4" in problem, problem
+    gigabytes = float(problem.split(" GB of memory")[0].rsplit(" ", 1)[-1].replace(",", ""))
+    assert gigabytes > 8, problem
+
+
 def test_a_training_run_far_longer_than_measured_is_refused_on_its_steps():
     """The grid of induction_training stays small, but its cost per point grows with its
     training steps (declared work=True): a thousandfold `steps` is refused, saying so."""

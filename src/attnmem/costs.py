@@ -4,7 +4,10 @@ Each experiment's cost per grid point was measured on a build of the default con
 (``benchmarks/costs.py`` writes workflow/schemas/costs.json from Snakemake's benchmark files
 and the cubes). A grid is estimated as its points times that cost, scaled by the parameters
 each point's work is proportional to (declared ``work=True``, such as training steps: the cost
-file records the values it was measured at); one whose estimate passes the
+file records the values it was measured at). Memory is the job's base, the cube's values
+held a few times, and the peak a grid point holds at once (measured on one point, with
+tracemalloc), scaled by the parameters declared ``memory=True`` (rows, tokens). One whose
+estimate passes the
 limits (``limits: {hours, memory_gb}`` in the config, defaults below) is refused before any job
 runs, with the estimate, so that a typo like ``seed: {count: 100000000}`` ends in one readable
 line, not in a ``MemoryError`` after hours. Counting never expands a grid (a range of 10^8
@@ -46,8 +49,9 @@ def load_costs(path: str | Path) -> dict:
 
 
 def work_scale(block: Mapping, work, cost: Mapping) -> float:
-    """How much more each point works than when its cost was measured: the product, over the
-    work parameters, of the block's value over the measured one (1 where none was recorded)."""
+    """How much more each point works (or holds) than when its cost was measured: the product,
+    over the parameters ``work``, of the block's value over the measured one (1 where none was
+    recorded)."""
     scale = 1.0
     for key in work:
         measured = (cost.get("at") or {}).get(key)
@@ -56,12 +60,15 @@ def work_scale(block: Mapping, work, cost: Mapping) -> float:
     return scale
 
 
-def estimate(points: int, cost: Mapping, scale: float = 1.0) -> tuple[float, float]:
+def estimate(
+    points: int, cost: Mapping, scale: float = 1.0, memory_scale: float = 1.0
+) -> tuple[float, float]:
     """(CPU seconds, peak MB) of ``points`` grid points at a measured per-point ``cost``, each
-    point working ``scale`` times as long as measured."""
+    point working ``scale`` times as long as measured and holding ``memory_scale`` times the
+    memory it held."""
     seconds = START_SECONDS + points * cost["seconds_per_point"] * scale
     mb = cost["base_mb"] + KEPT_COPIES * points * cost["bytes_per_point"] / 1e6
-    return seconds, mb
+    return seconds, mb + cost.get("point_mb", 0.0) * memory_scale
 
 
 def work_seconds(name: str, block: Mapping, manifest: Mapping, costs: Mapping) -> float | None:
@@ -95,14 +102,22 @@ def over_limits(config: Mapping, manifest: Mapping, costs: Mapping) -> list[str]
             continue
         points = point_count(block, manifest[name]["grid"])
         work = manifest[name].get("work", ())
+        memory = manifest[name].get("memory", ())
         scale = work_scale(block, work, costs[name])
-        seconds, mb = estimate(points, costs[name], scale)
+        memory_scale = work_scale(block, memory, costs[name])
+        seconds, mb = estimate(points, costs[name], scale, memory_scale)
         if seconds > limits["hours"] * 3600 or mb > limits["memory_gb"] * 1024:
             at = costs[name].get("at") or {}
             measured = ", ".join(f"{k} = {at[k]:,}" for k in work if k in at)
             per_point = f"{costs[name]['seconds_per_point']:.3g} s per point" + (
                 f" at {measured}, {scale:,.4g} times that here" if measured else ""
             )
+            held = ", ".join(f"{k} = {at[k]:,}" for k in memory if k in at)
+            if held and "point_mb" in costs[name]:
+                per_point += (
+                    f", {costs[name]['point_mb']:.3g} MB held by a point at {held}, "
+                    f"{memory_scale:,.4g} times that here"
+                )
             problems.append(
                 f"experiments.{name}: {points:,} grid points would take about "
                 f"{_duration(seconds)} of CPU and {mb / 1024:,.1f} GB of memory (measured "

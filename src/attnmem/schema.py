@@ -266,6 +266,7 @@ def manifest(experiments: Mapping[str, Experiment]) -> dict:
             "grid": list(exp.grid),
             "params": list(exp.params),
             "work": list(exp.work),
+            "memory": list(exp.memory),
             "own_process": exp.own_process,
             "outputs": {o.name: list(o.dims) for o in exp.outputs},
             "coords": {dim: _coords(values) for dim, values in exp.coords.items()},

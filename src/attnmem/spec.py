@@ -37,6 +37,9 @@ class Param:
     # The work of every grid point grows in proportion to this value (training steps): the
     # cost check (attnmem.costs) scales the measured cost per point by it.
     work: bool = False
+    # The memory a grid point holds at once grows in proportion to this value (rows of random
+    # scores, tokens of a sequence): the cost check scales the measured peak per point by it.
+    memory: bool = False
 
     def described(self) -> dict:
         """The fragment with a description a user can act on: the meaning, then the bounds."""
@@ -63,10 +66,10 @@ def _number(kind: str, min=None, max=None, gt=None, lt=None, multiple_of=None) -
     return out
 
 
-def integer(min=None, max=None, doc: str = "", work: bool = False) -> Param:
+def integer(min=None, max=None, doc: str = "", work: bool = False, memory: bool = False) -> Param:
     """A scalar integer parameter, ``min <= value <= max``; ``work``: the cost of each grid
-    point is proportional to it."""
-    return Param(_number("integer", min, max), doc, work)
+    point is proportional to it; ``memory``: so is the memory a point holds at once."""
+    return Param(_number("integer", min, max), doc, work, memory)
 
 
 def real(min=None, max=None, gt=None, lt=None, doc: str = "") -> Param:
@@ -182,6 +185,11 @@ class Experiment:
     def work(self) -> tuple[str, ...]:
         """The parameters each grid point's cost is proportional to."""
         return tuple(k for k in self.params if self.types[k].work)
+
+    @property
+    def memory(self) -> tuple[str, ...]:
+        """The parameters the memory of each grid point is proportional to (together)."""
+        return tuple(k for k in self.params if self.types[k].memory)
 
     def output(self, name: str) -> Output:
         for out in self.outputs:

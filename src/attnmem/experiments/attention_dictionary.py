@@ -1035,7 +1035,7 @@ def interference_sq(rng, trials: int, m: int, d: int) -> np.ndarray:
 @experiment(
     grid={"d_k": ints(), "seed": seeds()},
     params={
-        "draws": integer(min=2),
+        "draws": integer(min=2, memory=True),
         "memory_counts": _int_list(min=1, doc="memory counts of the interference check (dim M)"),
     },
     outputs=(

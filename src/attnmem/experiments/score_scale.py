@@ -80,8 +80,8 @@ def mean_chi(k: int) -> float:
 @experiment(
     grid={"d_k": ints(), "seed": seeds()},
     params={
-        "rows": integer(min=1),
-        "tokens": integer(min=2),
+        "rows": integer(min=1, memory=True),
+        "tokens": integer(min=2, memory=True),
         "threshold": real(gt=0, lt=1),
     },
     outputs=(
@@ -146,9 +146,9 @@ def first_crossing(widths: np.ndarray, fraction: np.ndarray, level: float = 0.5)
 @experiment(
     grid={"seed": seeds()},
     params={
-        "rows": integer(min=1),
+        "rows": integer(min=1, memory=True),
         "small_rows": integer(min=1),
-        "tokens": integer(min=2),
+        "tokens": integer(min=2, memory=True),
         "threshold": real(gt=0, lt=1),
         "width_step": integer(min=1),
         "width_max": integer(min=1),

@@ -59,7 +59,7 @@ def first_name_answers(K, V, gate, beta: float) -> dict:
         "N": integer(min=2),
         "F": integer(min=1),
         "d": integer(min=1),
-        "sentences": integer(min=1),
+        "sentences": integer(min=1, memory=True),
         "L_max": integer(min=0),
         "L_step": integer(min=1),
         "beta": real(gt=0),
