@@ -284,7 +284,7 @@ def row_codes(rows: np.ndarray, base: int) -> np.ndarray:
         "N": integer(min=2),
         "F": integer(min=1),
         "L": integer(min=0, max=3),
-        "trials": integer(min=1),
+        "trials": integer(min=1, memory=True),
     },
     outputs=(
         Output("bag_nats", "mean bag cost of the shuffled sequence", "nats"),
@@ -369,7 +369,7 @@ def bag_convergence(M: int, L: int, seed: int, rng: np.random.Generator, N: int,
         "F": integer(min=1),
         "L": integer(min=0),
         "draws": integer(min=1),
-        "repeats": integer(min=1),
+        "repeats": integer(min=1, memory=True),
     },
     outputs=(
         Output("kind_count", "tokens of each kind in one draw", "tokens", ("kind",)),
@@ -526,8 +526,8 @@ def log_likelihood(counts: np.ndarray, theta: np.ndarray) -> np.ndarray:
 @experiment(
     grid={"K": ints(min=2, ranges=False), "seed": seeds()},
     params={
-        "tokens": integer(min=1),
-        "thetas": integer(min=1),
+        "tokens": integer(min=1, memory=True),
+        "thetas": integer(min=1, memory=True),
     },
     outputs=(
         Output("max_gain", "largest l(theta) - l(theta_hat) over random theta", "nats"),

@@ -775,7 +775,7 @@ def store_streams(rng, draws: int, d: int, max_pairs: int, beta: float) -> dict:
         "age_dim": integer(min=1),
         "age_pairs": integer(min=1),
         "gammas": real_list(gt=0, max=1, doc="decay factors of the decayed additive state"),
-        "streams": integer(min=1),
+        "streams": integer(min=1, memory=True),
         "store_dim": integer(min=1),
         "max_pairs": integer(min=1),
         "draws": integer(min=1),

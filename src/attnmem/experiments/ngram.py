@@ -282,8 +282,8 @@ def window_staircase(N: int, F: int, L: int, r_max: int, max_enumerated: int) ->
 @experiment(
     grid={"r": ints(min=0), "K": ints(min=2, ranges=False)},
     params={
-        "tokens": integer(min=1, doc="length of the random text"),
-        "alternatives": integer(min=1, doc="other tables per point"),
+        "tokens": integer(min=1, doc="length of the random text", memory=True),
+        "alternatives": integer(min=1, doc="other tables per point", memory=True),
     },
     outputs=(
         Output(

@@ -217,7 +217,7 @@ def _grid_coords(**p):
     grid={"seed": seeds()},
     params={
         "N": integer(min=2),
-        "trials": integer(min=1),
+        "trials": integer(min=1, memory=True),
         "queries": integer(min=1),
         "d_min": integer(min=1),
         "n_widths": integer(min=1),

@@ -180,7 +180,7 @@ def hebbian_prefix_isr2(keys_s: np.ndarray, values: np.ndarray, d: int) -> np.nd
 @experiment(
     grid={"d": ints(), "seed": seeds()},
     params={
-        "samples": integer(min=1),
+        "samples": integer(min=1, memory=True),
         "reads": integer(min=1),
         "m_over_d": integer(min=1),
         "m_min": integer(min=2),

@@ -56,8 +56,8 @@ def read_weights(scores: np.ndarray) -> dict:
     grid={"d_k": ints(), "seed": seeds()},
     params={
         "keys": integer(min=2),
-        "draws": integer(min=1),
-        "pairs": integer(min=2),
+        "draws": integer(min=1, memory=True),
+        "pairs": integer(min=2, memory=True),
         "pair_max_width": integer(min=1),
     },
     outputs=(

@@ -299,7 +299,7 @@ def interference_ratios(values: np.ndarray, weights: np.ndarray, ladder) -> np.n
 @experiment(
     grid={"d": ints(), "seed": seeds()},
     params={
-        "trials": integer(min=1),
+        "trials": integer(min=1, memory=True),
         "m_max": integer(min=2),
         "beta_max": real(min=1),
     },

@@ -283,7 +283,7 @@ def top_k_read(scores: np.ndarray, values: np.ndarray, top_k: int) -> np.ndarray
     grid={"top_k": ints(), "seed": seeds()},
     params={
         "n_keys": integer(min=2, doc="entries the selector scores"),
-        "trials": integer(min=1, doc="score rows per seed"),
+        "trials": integer(min=1, doc="score rows per seed", memory=True),
     },
     outputs=(
         Output("unselected_gradient", "largest |d read / d score| of a left-out entry"),

@@ -680,7 +680,7 @@ def capacity_facts(rng: np.random.Generator, d: int) -> dict:
         "unevenness_max": real(gt=0, doc="end of the sweep"),
         "unevenness_step": real(gt=0, doc="sweep step"),
         "n_typical": integer(min=1, doc="typical keys drawn in the figure"),
-        "n_perturb": integer(min=1, doc="feasible perturbations tried"),
+        "n_perturb": integer(min=1, doc="feasible perturbations tried", memory=True),
         "n_random": integer(min=1, doc="random (Sigma, k*) pairs"),
         "grad_rows": integer(min=1),
         "grad_cols": integer(min=1),

@@ -401,7 +401,7 @@ def chain_rule_gap(joint: np.ndarray) -> float:
 @experiment(
     grid={"K": ints(min=2, ranges=False), "seed": seeds()},
     params={
-        "pairs": integer(min=1),
+        "pairs": integer(min=1, memory=True),
         "max_length": integer(min=1, max=6),
     },
     outputs=(
