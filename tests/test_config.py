@@ -222,6 +222,19 @@ def test_a_training_run_far_longer_than_measured_is_refused_on_its_steps():
     assert _over_limits(short) == []
 
 
+def test_a_list_of_model_widths_scales_the_cost_by_its_sum():
+    """fact_capacity trains one model per width inside each point (``widths``, declared
+    work=True): widening the list scales the estimate by the sum of the widths, with the steps."""
+    from attnmem.costs import work_scale
+
+    cost = {"at": {"widths": [2, 4, 8, 16], "steps": 1200}}
+    wide = {"widths": [2, 4, 8, 16, 32, 64, 128], "steps": 4000}
+    assert work_scale(wide, ("widths", "steps"), cost) == pytest.approx(254 / 30 * 4000 / 1200)
+    huge = broken(lambda c: c["experiments"]["fact_capacity"].update(widths=list(range(1, 3001))))
+    (problem,) = _over_limits(huge)
+    assert "at widths = [2, 4, 8, 16]" in problem, problem
+
+
 def test_the_one_check_command_names_a_setting_and_an_entry_the_grid_lost(tmp_path, capsys):
     """`python -m attnmem check`: dropping beta = 1000 from soft_lookup's grid is reported for
     the registry entries that read it, before anything is computed."""

@@ -56,8 +56,17 @@ def work_scale(block: Mapping, work, cost: Mapping) -> float:
     for key in work:
         measured = (cost.get("at") or {}).get(key)
         if measured and key in block:
-            scale *= float(block[key]) / float(measured)
+            scale *= _size(block[key]) / _size(measured)
     return scale
+
+
+def _size(value) -> float:
+    """A work or memory parameter's size: its value, or the sum of a list's (model widths)."""
+    return float(sum(value)) if isinstance(value, list) else float(value)
+
+
+def _shown(value) -> str:
+    return f"{value:,}" if not isinstance(value, list) else str(value)
 
 
 def estimate(
@@ -108,11 +117,11 @@ def over_limits(config: Mapping, manifest: Mapping, costs: Mapping) -> list[str]
         seconds, mb = estimate(points, costs[name], scale, memory_scale)
         if seconds > limits["hours"] * 3600 or mb > limits["memory_gb"] * 1024:
             at = costs[name].get("at") or {}
-            measured = ", ".join(f"{k} = {at[k]:,}" for k in work if k in at)
+            measured = ", ".join(f"{k} = {_shown(at[k])}" for k in work if k in at)
             per_point = f"{costs[name]['seconds_per_point']:.3g} s per point" + (
                 f" at {measured}, {scale:,.4g} times that here" if measured else ""
             )
-            held = ", ".join(f"{k} = {at[k]:,}" for k in memory if k in at)
+            held = ", ".join(f"{k} = {_shown(at[k])}" for k in memory if k in at)
             if held and "point_mb" in costs[name]:
                 per_point += (
                     f", {costs[name]['point_mb']:.3g} MB held by a point at {held}, "

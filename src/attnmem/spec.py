@@ -88,17 +88,20 @@ def seeds(doc: str = "") -> Param:
     return Param({"$ref": "#/$defs/seed_grid"}, doc)
 
 
-def ints(min=1, max=None, multiple_of=None, ranges: bool = True, doc: str = "") -> Param:
+def ints(
+    min=1, max=None, multiple_of=None, ranges: bool = True, doc: str = "", work: bool = False
+) -> Param:
     """Distinct integers >= ``min`` (a grid, or with ``ranges=False`` also a list parameter):
-    a list, or (``ranges``) ``{first, last[, step]}``."""
+    a list, or (``ranges``) ``{first, last[, step]}``. ``work``, for a list parameter: the
+    cost of each grid point is proportional to the sum of its values (model widths)."""
     plain = max is None and multiple_of is None
     if plain and ranges and min in (0, 1):
-        return Param({"$ref": f"#/$defs/{'positive' if min else 'nonneg'}_int_grid"}, doc)
+        return Param({"$ref": f"#/$defs/{'positive' if min else 'nonneg'}_int_grid"}, doc, work)
     if plain and not ranges and min == 2:
-        return Param({"$ref": "#/$defs/names_grid"}, doc)
+        return Param({"$ref": "#/$defs/names_grid"}, doc, work)
     if ranges:
         raise ValueError("an integer grid with bounds other than min 0 or 1 takes ranges=False")
-    return Param(_array(_number("integer", min, max, multiple_of=multiple_of)), doc)
+    return Param(_array(_number("integer", min, max, multiple_of=multiple_of)), doc, work)
 
 
 def reals(min=None, max=None, gt=None, lt=None, doc: str = "") -> Param:

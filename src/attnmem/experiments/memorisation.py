@@ -62,7 +62,7 @@ def memorise(torch, width, d_in, vocab, n_facts, steps, lr):
     own_process=True,  # trains with torch (its generator is process-wide)
     grid={"seed": seeds(doc="training replicates (facts and initialisation)")},
     params={
-        "widths": ints(min=1, ranges=False, doc="hidden widths of the MLPs"),
+        "widths": ints(min=1, ranges=False, doc="hidden widths of the MLPs", work=True),
         "d_in": integer(min=1, doc="dimension of the random keys"),
         "vocab": integer(min=2, doc="classes a value is drawn from"),
         "data_bits_per_param": real(gt=0, doc="information in the facts per parameter"),
