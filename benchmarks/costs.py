@@ -1,6 +1,6 @@
 """Measure each experiment's cost per grid point from a build, for the pipeline's cost check.
 
-    python benchmarks/costs.py [--benchmarks logs/benchmarks] [--results results]
+    python benchmarks/costs.py [--benchmarks logs/benchmarks] [--results results] [--logs logs]
 
 Reads Snakemake's benchmark file of every experiment job (wall seconds ``s``, peak ``max_rss``
 in MB) and its cube, divides by the grid points of config/config.yaml, and writes
@@ -26,8 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from attnmem.cli import IN_PROCESS_MARK  # noqa: E402
 from attnmem.config import load_yaml  # noqa: E402
-from attnmem.costs import START_SECONDS, in_process, load_costs, point_count  # noqa: E402
+from attnmem.costs import START_SECONDS, point_count  # noqa: E402
 from attnmem.cube import run_points  # noqa: E402
 from attnmem.experiments import experiment  # noqa: E402
 from attnmem.grid import expand_values  # noqa: E402
@@ -56,10 +57,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--benchmarks", default=str(ROOT / "logs/benchmarks"))
     parser.add_argument("--results", default=str(ROOT / "results"))
+    parser.add_argument("--logs", default=str(ROOT / "logs"))
     args = parser.parse_args()
     config = load_yaml(ROOT / "config/config.yaml")
     manifest = load_manifest()
-    measured = load_costs(OUT)  # which jobs ran in Snakemake's own process (no start-up)
     out = {}
     for name in manifest:
         tsv = Path(args.benchmarks) / f"{name}.tsv"
@@ -71,7 +72,8 @@ def main() -> int:
             rec = next(csv.DictReader(fh, delimiter="\t"))
         block = config["experiments"][name]
         points = point_count(block, manifest[name]["grid"])
-        started = not in_process(name, block, manifest, measured)  # a script job's own start
+        log = Path(args.logs) / f"{name}.log"  # says whether the job ran in Snakemake's process
+        started = not (log.exists() and IN_PROCESS_MARK in log.read_text(encoding="utf-8"))
         seconds = max(float(rec["s"]) - (START_SECONDS if started else 0.0), 0.01)
         out[name] = {
             "seconds_per_point": round(seconds / points, 6),

@@ -216,6 +216,7 @@ def experiment_job(smk) -> None:
 # thread-safe), and science code need not be written for threads. These jobs are short; the
 # other core keeps running script jobs meanwhile.
 _ONE_AT_A_TIME = threading.Lock()
+IN_PROCESS_MARK = "running in a thread of Snakemake's own process"
 _BLAS_LIMIT: list = []
 
 
@@ -230,6 +231,7 @@ def experiment_in_thread(config: str, out: str, log_file: str) -> None:
 
             _BLAS_LIMIT.append(threadpool_limits(limits=1))
         with thread_log(log_file), logged_failure():
+            log.info(IN_PROCESS_MARK)  # benchmarks/costs.py: this job's time has no start-up
             name, block, seed = _snapshot(config)
             run_experiment(name, block, seed, out)
 
