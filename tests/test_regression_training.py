@@ -51,3 +51,32 @@ def test_descent_prediction_and_least_squares_agree_after_many_steps():
     y = np.einsum("nmd,d->nm", x, [1.0, -2.0, 0.5])
     x_q = rng.standard_normal((5, 3))
     assert np.allclose(rt.gd_predict(x, y, x_q, 500, 0.5), rt.least_squares_predict(x, y, x_q))
+
+
+def test_softmax_layer_reads_softmax_weights_of_the_example_tokens():
+    """softmax_predict against the formula written out for one prompt: the query's weights are
+    a softmax of its scores against the example tokens, and they sum to one (no 1/m)."""
+    import torch
+
+    gen = torch.Generator().manual_seed(0)
+    d, m = 3, 5
+    x, y = torch.randn(1, m, d, generator=gen), torch.randn(1, m, generator=gen)
+    x_q = torch.randn(1, d, generator=gen)
+    kq, wv = torch.randn(d + 1, d + 1, generator=gen), torch.randn(d + 1, d + 1, generator=gen)
+    got = rt.softmax_predict(torch, [(kq, wv)], x, y, x_q)
+    z = torch.cat([x[0], y[0, :, None]], -1)
+    q = torch.cat([x_q[0], torch.zeros(1)])
+    weights = torch.softmax(z @ (kq @ q), 0)
+    assert torch.allclose(weights.sum(), torch.tensor(1.0))
+    expected = -(q + weights @ (z @ wv.T))[d]
+    assert torch.allclose(got[0], expected, atol=1e-6)
+
+
+def test_softmax_comparison_is_deterministic_and_both_layers_learn():
+    run = dict(d=3, m=8, seed=0, **TINY)
+    a = rt.icl_softmax_trained(rng=np.random.default_rng(0), **run)
+    b = rt.icl_softmax_trained(rng=np.random.default_rng(0), **run)
+    assert a == b
+    assert a["gap_excess"] == pytest.approx(a["gap_softmax"] - a["gap_linear"])
+    # a broken loop stays near predicting zero (error 1): both layers must do better
+    assert a["loss_linear"] < 0.7 and a["loss_softmax"] < 0.9

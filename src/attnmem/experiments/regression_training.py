@@ -41,6 +41,20 @@ def lsa_predict(torch, layers, x, y, x_q):
     return -z[:, -1, d]
 
 
+def softmax_predict(torch, layers, x, y, x_q):
+    """As lsa_predict, with each token's scores over the example tokens turned into weights by
+    a softmax (which sum to one, so no 1/m): softmax self-attention layers."""
+    n, m, d = x.shape
+    examples = torch.cat([x, y[..., None]], -1)
+    query = torch.cat([x_q, torch.zeros(n, 1)], -1)[:, None]
+    z = torch.cat([examples, query], 1)
+    for kq, wv in layers:
+        src = z[:, :m]
+        weights = torch.softmax((z @ kq.T) @ src.transpose(1, 2), dim=-1)
+        z = z + weights @ (src @ wv.T)
+    return -z[:, -1, d]
+
+
 def gd_predict(x, y, x_q, steps: int, eta: float) -> np.ndarray:
     """Prediction after ``steps`` gradient steps of size eta on the mean in-context loss
     (1/2m) sum (theta.x_i - y_i)^2 from theta = 0."""
@@ -92,8 +106,9 @@ def construction_form(kq: np.ndarray, wv: np.ndarray) -> tuple[float, float]:
     return gamma, float(np.linalg.norm(s - form) / np.linalg.norm(s))
 
 
-def train_lsa(torch, d, m, layers, steps, batch, lr, init):
-    """Adam with a cosine schedule on fresh prompts each step, from weights of sd ``init``."""
+def train_lsa(torch, d, m, layers, steps, batch, lr, init, predict=lsa_predict):
+    """Adam with a cosine schedule on fresh prompts each step, from weights of sd ``init``;
+    ``predict`` is the model (lsa_predict, or softmax_predict)."""
     params = [
         tuple((init * torch.randn(d + 1, d + 1)).requires_grad_() for _ in range(2))
         for _ in range(layers)
@@ -103,7 +118,7 @@ def train_lsa(torch, d, m, layers, steps, batch, lr, init):
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(opt, steps)
     for _ in range(steps):
         x, y, x_q, y_q = prompts(torch, batch, m, d)
-        loss = ((lsa_predict(torch, params, x, y, x_q) - y_q) ** 2).mean()
+        loss = ((predict(torch, params, x, y, x_q) - y_q) ** 2).mean()
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -183,3 +198,70 @@ def icl_trained(
         kq, wv = (t.double().numpy() for t in trained[0])
         out["form_gamma"], out["form_residual"] = construction_form(kq, wv)
     return out
+
+
+@experiment(
+    own_process=True,  # trains with torch (its generator is process-wide)
+    grid={
+        "d": ints(doc="input dimension"),
+        "m": ints(doc="examples per prompt"),
+        "seed": seeds(doc="training replicates (initialisation and prompts)"),
+    },
+    params={
+        "steps": integer(min=1, doc="Adam steps, for each of the two layers", work=True),
+        "batch": integer(min=1, doc="fresh prompts per step"),
+        "lr": real(gt=0, doc="peak Adam learning rate (cosine schedule to zero)"),
+        "init": real(gt=0, doc="standard deviation of the initial weights"),
+        "eval_prompts": integer(min=10, doc="held-out prompts for every comparison"),
+    },
+    outputs=(
+        Output("gap_linear", "mean (linear layer - descent)^2 over the variance of descent's"),
+        Output("gap_softmax", "mean (softmax layer - descent)^2 over the variance of descent's"),
+        Output("gap_excess", "gap_softmax - gap_linear: how much worse softmax agrees"),
+        Output("loss_linear", "query MSE of the trained linear layer over mean y_q^2"),
+        Output("loss_softmax", "query MSE of the trained softmax layer over mean y_q^2"),
+        Output("loss_gd", "query MSE of one descent step at its best size over mean y_q^2"),
+    ),
+    sections=(
+        "first-principles E3 (line 1265, one softmax layer against a linear one)",
+        "memory-math ch. 11 (line 54, von Oswald et al.: softmax weakens the agreement)",
+    ),
+)
+def icl_softmax_trained(
+    d: int,
+    m: int,
+    seed: int,
+    rng,
+    steps: int,
+    batch: int,
+    lr: float,
+    init: float,
+    eval_prompts: int,
+) -> dict:
+    """Train one linear and one softmax self-attention layer alike (same prompts' law, steps
+    and schedule) and compare each with one descent step at its best size on held-out
+    prompts: does the softmax layer agree worse?"""
+    from ._torch import seeded_torch
+
+    del seed  # a replicate index: it only selects this point's generator
+    torch = seeded_torch(rng)
+    linear = train_lsa(torch, d, m, 1, steps, batch, lr, init)
+    soft = train_lsa(torch, d, m, 1, steps, batch, lr, init, predict=softmax_predict)
+    with torch.no_grad():
+        tune = [t.double().numpy() for t in prompts(torch, eval_prompts, m, d)]
+        x, y, x_q, y_q = prompts(torch, eval_prompts, m, d)
+        pred_lin = lsa_predict(torch, linear, x, y, x_q).double().numpy()
+        pred_soft = softmax_predict(torch, soft, x, y, x_q).double().numpy()
+    x, y, x_q, y_q = (t.double().numpy() for t in (x, y, x_q, y_q))
+    pred_gd = gd_predict(x, y, x_q, 1, best_eta(*tune, 1))
+    spread, scale = float(np.var(pred_gd)), float(np.mean(y_q**2))
+    gap_lin = float(np.mean((pred_lin - pred_gd) ** 2)) / spread
+    gap_soft = float(np.mean((pred_soft - pred_gd) ** 2)) / spread
+    return {
+        "gap_linear": gap_lin,
+        "gap_softmax": gap_soft,
+        "gap_excess": gap_soft - gap_lin,
+        "loss_linear": float(np.mean((pred_lin - y_q) ** 2)) / scale,
+        "loss_softmax": float(np.mean((pred_soft - y_q) ** 2)) / scale,
+        "loss_gd": float(np.mean((pred_gd - y_q) ** 2)) / scale,
+    }

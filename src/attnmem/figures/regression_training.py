@@ -53,3 +53,43 @@ def trained_lsa(cubes):
     bx.set_ylabel("gap to one step / its variance (1, log)")
     bx.legend(fontsize=style.SMALL)
     return fig
+
+
+@figure(
+    "first-principles/E3-softmax-vs-linear",
+    title="Trained softmax and linear layers against one gradient step",
+    cubes=("icl_softmax_trained",),
+)
+def softmax_vs_linear(cubes):
+    """One softmax and one linear self-attention layer trained alike on noiseless regression
+    prompts (d = 4), each compared with one gradient step at its best size on held-out
+    prompts. Left: mean squared gap between the layer's and the step's predictions over the
+    variance of the step's, per seed (violet linear, copper softmax; log scale). Right: query
+    error over mean y_q^2 of the two layers and of the step (green line)."""
+    ds = cubes["icl_softmax_trained"]
+    d = ds["d"].values[0]
+    one = ds.sel(d=d)
+    m = one["m"].values
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(9, 3.4), layout="constrained")
+    for k, s in enumerate(one["seed"].values):
+        seed = one.sel(seed=s)
+        first = k == 0
+        for var, colour, mark, name in (
+            ("linear", style.STORED, "o", "linear layer"),
+            ("softmax", style.QUERY, "s", "softmax layer"),
+        ):
+            label = name if first else None
+            ax.plot(m, seed[f"gap_{var}"], mark, color=colour, alpha=0.7, label=label)
+            bx.plot(m, seed[f"loss_{var}"], mark, color=colour, alpha=0.7, label=label)
+        label = "one step, best size" if first else None
+        bx.plot(m, seed["loss_gd"], "-", color=style.RESULT, alpha=0.6, label=label)
+    for axis in (ax, bx):
+        axis.set_xscale("log", base=2)
+        axis.set_xticks(m, [str(v) for v in m])
+        axis.set_xlabel(f"examples per prompt m (d = {d})")
+    ax.set_yscale("log")
+    ax.set_ylabel("gap to one step / its variance (1, log)")
+    ax.legend(fontsize=style.SMALL)
+    bx.set_ylabel("query MSE / mean y_q^2 (1)")
+    bx.legend(fontsize=style.SMALL)
+    return fig
