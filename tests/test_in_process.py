@@ -130,3 +130,23 @@ def test_in_process_jobs_run_one_at_a_time(tmp_path, monkeypatch):
     for name, other in (("first", "second"), ("second", "first")):
         text = (tmp_path / f"{name}.log").read_text()
         assert f"computing {name}" in text and f"computing {other}" not in text
+
+
+def test_blas_loaded_after_the_limit_runs_one_thread_too():
+    """scipy brings its own OpenBLAS, loaded at the first import of scipy.optimize, possibly
+    after the first in-process job set the limit: it must run one thread as well (with two, an
+    SLSQP result moved in its ninth digit and a cube differed from a script job's)."""
+    program = (
+        "import numpy\n"
+        "from attnmem.cli import _one_blas_thread\n"
+        "_one_blas_thread()\n"
+        "import scipy.optimize\n"
+        "from threadpoolctl import threadpool_info\n"
+        "print(sorted({i['num_threads'] for i in threadpool_info()}))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    env["PYTHONPATH"] = str(ROOT / "src")
+    out = subprocess.run(
+        [sys.executable, "-c", program], check=True, capture_output=True, text=True, env=env
+    ).stdout
+    assert out.strip() == "[1]", out

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 import threading
 from collections.abc import Mapping, Sequence
@@ -217,7 +218,7 @@ def experiment_job(smk) -> None:
 # other core keeps running script jobs meanwhile.
 _ONE_AT_A_TIME = threading.Lock()
 IN_PROCESS_MARK = "running in a thread of Snakemake's own process"
-_BLAS_LIMIT: list = []
+_BLAS_LIMIT: list = []  # the threadpoolctl limit in force (kept referenced)
 
 
 def experiment_in_thread(config: str, out: str, log_file: str) -> None:
@@ -226,14 +227,35 @@ def experiment_in_thread(config: str, out: str, log_file: str) -> None:
     such job at a time, with this thread's log records in the job's log file and BLAS held to
     one thread, as Snakemake holds it in a script job, so the cube is the same bit for bit."""
     with _ONE_AT_A_TIME:
-        if not _BLAS_LIMIT:  # process-wide, set once, while no other job computes here
-            from threadpoolctl import threadpool_limits
-
-            _BLAS_LIMIT.append(threadpool_limits(limits=1))
+        _one_blas_thread()
         with thread_log(log_file), logged_failure():
             log.info(IN_PROCESS_MARK)  # benchmarks/costs.py: this job's time has no start-up
             name, block, seed = _snapshot(config)
             run_experiment(name, block, seed, out)
+
+
+# What Snakemake sets for a script job with one thread (snakemake/shell.py).
+_THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "GOTO_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+)
+
+
+def _one_blas_thread() -> None:
+    """BLAS and OpenMP to one thread in this process, as in a script job: the libraries loaded
+    already, through threadpoolctl (again before each job: the limit is process-wide and cheap
+    to set), and those a job loads later (scipy's own OpenBLAS, on the first import of
+    scipy.optimize) through the variables they read when they load. Without the variables,
+    scipy's BLAS ran with two threads and SLSQP's result moved in its ninth digit."""
+    from threadpoolctl import threadpool_limits
+
+    for name in _THREAD_VARIABLES:
+        os.environ[name] = "1"
+    _BLAS_LIMIT[:] = [threadpool_limits(limits=1)]
 
 
 @contextmanager
