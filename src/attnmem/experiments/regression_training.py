@@ -126,6 +126,17 @@ def train_lsa(torch, d, m, layers, steps, batch, lr, init, predict=lsa_predict):
     return [tuple(p.detach() for p in layer) for layer in params]
 
 
+def training_params(steps_doc: str) -> dict:
+    """The parameters of a training run on regression prompts, shared by both experiments."""
+    return {
+        "steps": integer(min=1, doc=steps_doc, work=True),
+        "batch": integer(min=1, doc="fresh prompts per step"),
+        "lr": real(gt=0, doc="peak Adam learning rate (cosine schedule to zero)"),
+        "init": real(gt=0, doc="standard deviation of the initial weights"),
+        "eval_prompts": integer(min=10, doc="held-out prompts for every comparison"),
+    }
+
+
 @experiment(
     own_process=True,  # trains with torch (its generator is process-wide)
     grid={
@@ -134,13 +145,7 @@ def train_lsa(torch, d, m, layers, steps, batch, lr, init, predict=lsa_predict):
         "layers": ints(doc="linear self-attention layers, compared with as many descent steps"),
         "seed": seeds(doc="training replicates (initialisation and prompts)"),
     },
-    params={
-        "steps": integer(min=1, doc="Adam steps", work=True),
-        "batch": integer(min=1, doc="fresh prompts per step"),
-        "lr": real(gt=0, doc="peak Adam learning rate (cosine schedule to zero)"),
-        "init": real(gt=0, doc="standard deviation of the initial weights"),
-        "eval_prompts": integer(min=10, doc="held-out prompts for every comparison"),
-    },
+    params=training_params("Adam steps"),
     outputs=(
         Output("loss_trained", "query MSE of the trained model over mean y_q^2"),
         Output("loss_gd", "query MSE of descent at its best step over mean y_q^2"),
@@ -207,13 +212,7 @@ def icl_trained(
         "m": ints(doc="examples per prompt"),
         "seed": seeds(doc="training replicates (initialisation and prompts)"),
     },
-    params={
-        "steps": integer(min=1, doc="Adam steps, for each of the two layers", work=True),
-        "batch": integer(min=1, doc="fresh prompts per step"),
-        "lr": real(gt=0, doc="peak Adam learning rate (cosine schedule to zero)"),
-        "init": real(gt=0, doc="standard deviation of the initial weights"),
-        "eval_prompts": integer(min=10, doc="held-out prompts for every comparison"),
-    },
+    params=training_params("Adam steps, for each of the two layers"),
     outputs=(
         Output("gap_linear", "mean (linear layer - descent)^2 over the variance of descent's"),
         Output("gap_softmax", "mean (softmax layer - descent)^2 over the variance of descent's"),
