@@ -77,6 +77,5 @@ def test_softmax_comparison_is_deterministic_and_both_layers_learn():
     a = rt.icl_softmax_trained(rng=np.random.default_rng(0), **run)
     b = rt.icl_softmax_trained(rng=np.random.default_rng(0), **run)
     assert a == b
-    assert a["gap_excess"] == pytest.approx(a["gap_softmax"] - a["gap_linear"])
     # a broken loop stays near predicting zero (error 1): both layers must do better
     assert a["loss_linear"] < 0.7 and a["loss_softmax"] < 0.9

@@ -30,6 +30,18 @@ def prompts(torch, n: int, m: int, d: int):
 def lsa_predict(torch, layers, x, y, x_q):
     """Minus the query's label slot after the linear self-attention layers ``layers`` (a list
     of (key-query, value) matrix pairs); keys and values are the example tokens only."""
+    return _attend(torch, layers, x, y, x_q, softmax=False)
+
+
+def softmax_predict(torch, layers, x, y, x_q):
+    """As lsa_predict, with each token's scores over the example tokens turned into weights by
+    a softmax (which sum to one, so no 1/m): softmax self-attention layers."""
+    return _attend(torch, layers, x, y, x_q, softmax=True)
+
+
+def _attend(torch, layers, x, y, x_q, softmax: bool):
+    """The layers on the tokens (x_i, y_i) and (x_q, 0), each token reading the example
+    tokens with its scores over m, or their softmax; minus the query's label slot at the end."""
     n, m, d = x.shape
     examples = torch.cat([x, y[..., None]], -1)
     query = torch.cat([x_q, torch.zeros(n, 1)], -1)[:, None]
@@ -37,22 +49,27 @@ def lsa_predict(torch, layers, x, y, x_q):
     for kq, wv in layers:
         src = z[:, :m]
         scores = (z @ kq.T) @ src.transpose(1, 2)
-        z = z + scores @ (src @ wv.T) / m
+        if softmax:
+            z = z + torch.softmax(scores, dim=-1) @ (src @ wv.T)
+        else:
+            z = z + scores @ (src @ wv.T) / m
     return -z[:, -1, d]
 
 
-def softmax_predict(torch, layers, x, y, x_q):
-    """As lsa_predict, with each token's scores over the example tokens turned into weights by
-    a softmax (which sum to one, so no 1/m): softmax self-attention layers."""
-    n, m, d = x.shape
-    examples = torch.cat([x, y[..., None]], -1)
-    query = torch.cat([x_q, torch.zeros(n, 1)], -1)[:, None]
-    z = torch.cat([examples, query], 1)
-    for kq, wv in layers:
-        src = z[:, :m]
-        weights = torch.softmax((z @ kq.T) @ src.transpose(1, 2), dim=-1)
-        z = z + weights @ (src @ wv.T)
-    return -z[:, -1, d]
+def held_out(torch, n: int, m: int, d: int, models) -> tuple:
+    """Two fresh sets of ``n`` prompts, as float64 arrays: one to tune a descent step on, one
+    to compare on; and each of ``models`` (predict function, trained layers) read on the
+    second."""
+    with torch.no_grad():
+        tune = [t.double().numpy() for t in prompts(torch, n, m, d)]
+        x, y, x_q, y_q = prompts(torch, n, m, d)
+        preds = [predict(torch, layers, x, y, x_q).double().numpy() for predict, layers in models]
+    return tune, [t.double().numpy() for t in (x, y, x_q, y_q)], preds
+
+
+def relative_gap(pred, reference) -> float:
+    """Mean squared difference from ``reference`` over the variance of ``reference``."""
+    return float(np.mean((pred - reference) ** 2) / np.var(reference))
 
 
 def gd_predict(x, y, x_q, steps: int, eta: float) -> np.ndarray:
@@ -180,11 +197,9 @@ def icl_trained(
 
     torch = seeded_torch(rng)
     trained = train_lsa(torch, d, m, layers, steps, batch, lr, init)
-    with torch.no_grad():
-        tune = [t.double().numpy() for t in prompts(torch, eval_prompts, m, d)]
-        x, y, x_q, y_q = prompts(torch, eval_prompts, m, d)
-        pred_t = lsa_predict(torch, trained, x, y, x_q).double().numpy()
-    x, y, x_q, y_q = (t.double().numpy() for t in (x, y, x_q, y_q))
+    tune, (x, y, x_q, y_q), (pred_t,) = held_out(
+        torch, eval_prompts, m, d, [(lsa_predict, trained)]
+    )
     eta = best_eta(*tune, layers)
     pred_gd = gd_predict(x, y, x_q, layers, eta)
     pred_ls = least_squares_predict(x, y, x_q)
@@ -194,8 +209,8 @@ def icl_trained(
         "loss_gd": float(np.mean((pred_gd - y_q) ** 2)) / scale,
         "loss_ls": float(np.mean((pred_ls - y_q) ** 2)) / scale,
         "gd_eta": eta,
-        "gap_gd": float(np.mean((pred_t - pred_gd) ** 2) / np.var(pred_gd)),
-        "gap_ls": float(np.mean((pred_t - pred_ls) ** 2) / np.var(pred_ls)),
+        "gap_gd": relative_gap(pred_t, pred_gd),
+        "gap_ls": relative_gap(pred_t, pred_ls),
         "form_gamma": np.nan,
         "form_residual": np.nan,
     }
@@ -246,16 +261,12 @@ def icl_softmax_trained(
     torch = seeded_torch(rng)
     linear = train_lsa(torch, d, m, 1, steps, batch, lr, init)
     soft = train_lsa(torch, d, m, 1, steps, batch, lr, init, predict=softmax_predict)
-    with torch.no_grad():
-        tune = [t.double().numpy() for t in prompts(torch, eval_prompts, m, d)]
-        x, y, x_q, y_q = prompts(torch, eval_prompts, m, d)
-        pred_lin = lsa_predict(torch, linear, x, y, x_q).double().numpy()
-        pred_soft = softmax_predict(torch, soft, x, y, x_q).double().numpy()
-    x, y, x_q, y_q = (t.double().numpy() for t in (x, y, x_q, y_q))
+    tune, (x, y, x_q, y_q), (pred_lin, pred_soft) = held_out(
+        torch, eval_prompts, m, d, [(lsa_predict, linear), (softmax_predict, soft)]
+    )
     pred_gd = gd_predict(x, y, x_q, 1, best_eta(*tune, 1))
-    spread, scale = float(np.var(pred_gd)), float(np.mean(y_q**2))
-    gap_lin = float(np.mean((pred_lin - pred_gd) ** 2)) / spread
-    gap_soft = float(np.mean((pred_soft - pred_gd) ** 2)) / spread
+    scale = float(np.mean(y_q**2))
+    gap_lin, gap_soft = relative_gap(pred_lin, pred_gd), relative_gap(pred_soft, pred_gd)
     return {
         "gap_linear": gap_lin,
         "gap_softmax": gap_soft,
