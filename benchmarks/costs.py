@@ -26,12 +26,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from attnmem.cli import IN_PROCESS_MARK  # noqa: E402
 from attnmem.config import load_yaml  # noqa: E402
 from attnmem.costs import START_SECONDS, point_count  # noqa: E402
 from attnmem.cube import run_points  # noqa: E402
 from attnmem.experiments import experiment  # noqa: E402
 from attnmem.grid import expand_values  # noqa: E402
+from attnmem.jobs import IN_PROCESS_MARK  # noqa: E402
 from attnmem.schema import load_manifest  # noqa: E402
 from attnmem.shards import science_block  # noqa: E402
 

@@ -46,7 +46,7 @@ def test_in_process_cubes_equal_those_of_a_separate_process(pipeline, tmp_path):
     one fresh Python with OPENBLAS_NUM_THREADS=1 (what Snakemake gives a script job)."""
     program = (
         "import json, sys\n"
-        "from attnmem.cli import run_experiment\n"
+        "from attnmem.jobs import run_experiment\n"
         "from attnmem.config import load_yaml\n"
         "config = load_yaml(sys.argv[1])\n"
         "for name in json.loads(sys.argv[2]):\n"
@@ -103,7 +103,7 @@ def test_in_process_jobs_run_one_at_a_time(tmp_path, monkeypatch):
     import threading
     import time
 
-    from attnmem import cli
+    from attnmem import jobs
 
     inside, overlaps = [], []
 
@@ -111,21 +111,21 @@ def test_in_process_jobs_run_one_at_a_time(tmp_path, monkeypatch):
         inside.append(name)
         if len(inside) > 1:
             overlaps.append(tuple(inside))
-        cli.log.info("computing %s", name)
+        jobs.log.info("computing %s", name)
         time.sleep(0.2)
         inside.remove(name)
 
-    monkeypatch.setattr(cli, "run_experiment", fake_run)
-    jobs = []
+    monkeypatch.setattr(jobs, "run_experiment", fake_run)
+    threads = []
     for name in ("first", "second"):
         snapshot = tmp_path / f"{name}.json"
         snapshot.write_text(json.dumps({"experiment": name, "block": {}, "seed": 0}))
         args = (str(snapshot), str(tmp_path / f"{name}.nc"), str(tmp_path / f"{name}.log"))
-        jobs.append(threading.Thread(target=cli.experiment_in_thread, args=args))
-    for job in jobs:
-        job.start()
-    for job in jobs:
-        job.join()
+        threads.append(threading.Thread(target=jobs.experiment_in_thread, args=args))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
     assert not overlaps, overlaps
     for name, other in (("first", "second"), ("second", "first")):
         text = (tmp_path / f"{name}.log").read_text()
@@ -138,7 +138,7 @@ def test_blas_loaded_after_the_limit_runs_one_thread_too():
     SLSQP result moved in its ninth digit and a cube differed from a script job's)."""
     program = (
         "import numpy\n"
-        "from attnmem.cli import _one_blas_thread\n"
+        "from attnmem.jobs import _one_blas_thread\n"
         "_one_blas_thread()\n"
         "import scipy.optimize\n"
         "from threadpoolctl import threadpool_info\n"

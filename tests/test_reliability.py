@@ -11,8 +11,8 @@ import pytest
 import xarray as xr
 from conftest import ROOT, snakemake
 
-from attnmem.cli import logged_failure, setup_logging
 from attnmem.cube import ExperimentError, run_points, write_cube
+from attnmem.logs import logged_failure, setup_logging
 from attnmem.spec import Experiment, Output
 
 
@@ -77,20 +77,21 @@ def _project_copy(tmp_path):
 
 @pytest.mark.pipeline
 def test_editing_the_plumbing_reruns_the_experiments(tmp_path):
-    """An edit of grid.py or cube.py (the per-point seeding, the cube writing) reruns the
-    experiments: Snakemake names them as updated inputs (an mtime alone is not an edit: it
+    """An edit of grid.py, cube.py or jobs.py (the per-point seeding, the cube writing, how a
+    job runs: its BLAS threads) reruns the experiments: Snakemake names them as updated inputs (an mtime alone is not an edit: it
     compares the checksums it recorded)."""
     import subprocess
 
     project, cmd, env = _project_copy(tmp_path)
     subprocess.run(cmd, cwd=project, env=env, check=True, capture_output=True)
-    for part in ("grid.py", "cube.py"):
+    parts = ("grid.py", "cube.py", "jobs.py")
+    for part in parts:
         with open(project / "src/attnmem" / part, "a", encoding="utf-8") as fh:
             fh.write("# an edit\n")
     plan = subprocess.run([*cmd, "-n"], cwd=project, env=env, capture_output=True, text=True)
     reasons = [line for line in plan.stdout.splitlines() if "reason:" in line]
     assert any(
-        "Updated input files" in r and "src/attnmem/cube.py" in r and "src/attnmem/grid.py" in r
+        "Updated input files" in r and all(f"src/attnmem/{part}" in r for part in parts)
         for r in reasons
     ), plan.stdout
 

@@ -14,8 +14,10 @@ from pathlib import Path
 
 EXPERIMENTS_DIR = Path(__file__).parent / "experiments"
 # The plumbing that turns any science into a cube (grid expansion, per-point seeding, writing,
-# declarations, sharding): editing it reruns every experiment.
-PLUMBING = tuple(Path(__file__).parent / f for f in ("grid.py", "cube.py", "spec.py", "shards.py"))
+# declarations, sharding, running as a job): editing it reruns every experiment.
+PLUMBING = tuple(
+    Path(__file__).parent / f for f in ("grid.py", "cube.py", "spec.py", "shards.py", "jobs.py")
+)
 
 _DECLARED = re.compile(r"^@experiment\((.*?)^def (\w+)\(", re.MULTILINE | re.DOTALL)
 _NAME = re.compile(r"""^    name\s*=\s*["']([A-Za-z_]\w*)["']""", re.MULTILINE)

@@ -37,9 +37,9 @@ for _name, _block in config["experiments"].items():
             threads: 1
             resources:
                 mem_mb=2048,
-                in_process=1,  # one at a time (the default profile allows 1; cli.py locks too)
+                in_process=1,  # one at a time (the default profile allows 1; jobs.py locks too)
             run:
-                from attnmem.cli import experiment_in_thread
+                from attnmem.jobs import experiment_in_thread
 
                 experiment_in_thread(input.config, output[0], log[0])
 

@@ -1,5 +1,5 @@
-"""Snakemake job: hands the rule's inputs, outputs and params to attnmem.cli.experiment_job."""
+"""Snakemake job: hands the rule's inputs, outputs and params to attnmem.jobs.experiment_job."""
 
-from attnmem.cli import experiment_job
+from attnmem.jobs import experiment_job
 
 experiment_job(snakemake)  # noqa: F821 (Snakemake injects the object)

@@ -1,5 +1,5 @@
-"""Snakemake job: computes one shard of an experiment's grid (attnmem.cli.shard_job)."""
+"""Snakemake job: computes one shard of an experiment's grid (attnmem.jobs.shard_job)."""
 
-from attnmem.cli import shard_job
+from attnmem.jobs import shard_job
 
 shard_job(snakemake)  # noqa: F821 (Snakemake injects the object)

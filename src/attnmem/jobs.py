@@ -1,0 +1,119 @@
+"""How an experiment runs as a Snakemake job: from its config snapshot to its cube, in a
+process of its own (a script job), in a thread of Snakemake (cheap experiments), or as shards
+and their gathering.
+
+This is plumbing that a cube's numbers depend on (BLAS threads, which block is run), so every
+experiment rule has this file as an input (attnmem.sources.PLUMBING): editing it reruns them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+
+from .logs import log, logged_failure, setup_logging, thread_log
+
+
+def run_experiment(name: str, block: Mapping, global_seed: int, out: str | Path) -> None:
+    from .cube import run_experiment as run
+    from .cube import write_cube
+    from .experiments import experiment
+    from .shards import science_block
+
+    exp = experiment(name)
+    block = science_block(block)
+    log.info("running %s over %s", name, dict(block))
+    ds = run(exp, block, global_seed)
+    write_cube(ds, out)
+    log.info("wrote %s (%s)", out, ", ".join(f"{k}={v}" for k, v in ds.sizes.items()))
+
+
+def experiment_job(smk) -> None:
+    setup_logging(smk.log[0] if smk.log else None)
+    name, block, seed = _configured(smk)
+    with logged_failure():
+        run_experiment(name, block, seed, smk.output[0])
+
+
+# One in-process experiment at a time. Two at once crashed Snakemake (a segmentation fault in
+# netCDF/HDF5: one thread closing its cube while another wrote; the HDF5 library is not
+# thread-safe), and science code need not be written for threads. These jobs are short; the
+# other core keeps running script jobs meanwhile.
+_ONE_AT_A_TIME = threading.Lock()
+IN_PROCESS_MARK = "running in a thread of Snakemake's own process"
+_BLAS_LIMIT: list = []  # the threadpoolctl limit in force (kept referenced)
+
+
+def experiment_in_thread(config: str, out: str, log_file: str) -> None:
+    """An experiment job that Snakemake runs in one of its own threads (a `run:` job: those
+    cheaper than a process start, attnmem.costs.in_process): the work of experiment_job, one
+    such job at a time, with this thread's log records in the job's log file and BLAS held to
+    one thread, as Snakemake holds it in a script job, so the cube is the same bit for bit."""
+    with _ONE_AT_A_TIME:
+        _one_blas_thread()
+        with thread_log(log_file), logged_failure():
+            log.info(IN_PROCESS_MARK)  # benchmarks/costs.py: this job's time has no start-up
+            name, block, seed = _snapshot(config)
+            run_experiment(name, block, seed, out)
+
+
+# What Snakemake sets for a script job with one thread (snakemake/shell.py).
+_THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "GOTO_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+)
+
+
+def _one_blas_thread() -> None:
+    """BLAS and OpenMP to one thread in this process, as in a script job: the libraries loaded
+    already, through threadpoolctl (again before each job: the limit is process-wide and cheap
+    to set), and those a job loads later (scipy's own OpenBLAS, on the first import of
+    scipy.optimize) through the variables they read when they load. Without the variables,
+    scipy's BLAS ran with two threads and SLSQP's result moved in its ninth digit."""
+    from threadpoolctl import threadpool_limits
+
+    for name in _THREAD_VARIABLES:
+        os.environ[name] = "1"
+    _BLAS_LIMIT[:] = [threadpool_limits(limits=1)]
+
+
+def _configured(smk) -> tuple[str, dict, int]:
+    """The experiment of a job, its config block and the global seed: its config snapshot."""
+    return _snapshot(smk.input.config)
+
+
+def _snapshot(path) -> tuple[str, dict, int]:
+    snapshot = json.loads(Path(path).read_text(encoding="utf-8"))
+    return snapshot["experiment"], snapshot["block"], snapshot["seed"]
+
+
+def shard_job(smk) -> None:
+    """One shard: the points of its sub-block, written as a partial cube."""
+    setup_logging(smk.log[0] if smk.log else None)
+    from .cube import run_points, write_cube
+    from .experiments import experiment
+
+    exp = experiment(smk.wildcards.experiment)
+    log.info("running %s shard %s over %s", exp.name, smk.wildcards.shard, dict(smk.params.block))
+    with logged_failure():
+        write_cube(run_points(exp, smk.params.block, smk.params.seed), smk.output[0])
+
+
+def gather_job(smk) -> None:
+    """The shards of an experiment joined into its cube."""
+    setup_logging(smk.log[0] if smk.log else None)
+    from .cube import gather, read_cube, write_cube
+    from .experiments import experiment
+
+    name, block, seed = _configured(smk)
+    parts = [read_cube(p) for p in smk.input.shards]
+    ds = gather(experiment(name), block, seed, parts)
+    write_cube(ds, smk.output[0])
+    log.info("gathered %d shards into %s", len(parts), smk.output[0])
