@@ -78,8 +78,8 @@ def _project_copy(tmp_path):
 @pytest.mark.pipeline
 def test_editing_the_plumbing_reruns_the_experiments(tmp_path):
     """An edit of grid.py, cube.py or jobs.py (the per-point seeding, the cube writing, how a
-    job runs: its BLAS threads) reruns the experiments: Snakemake names them as updated inputs (an mtime alone is not an edit: it
-    compares the checksums it recorded)."""
+    job runs: its BLAS threads) reruns the experiments: Snakemake names them as updated inputs
+    (an mtime alone is not an edit: it compares the checksums it recorded)."""
     import subprocess
 
     project, cmd, env = _project_copy(tmp_path)
