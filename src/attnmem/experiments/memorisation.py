@@ -1,13 +1,20 @@
 """Bits stored per parameter by small trained models (issue 13 item 4; memory-math ch. 5, the
 measured capacities it cites).
 
-Facts are random: n fixed Gaussian keys in R^d_in, each with a value drawn uniformly from V
-classes, so every fact carries log2 V bits and nothing is shared between facts. A one-hidden-
-layer ReLU MLP of width h (d_in h + h + h V + V parameters) is trained on all of them with the
-cross-entropy, and the bits it stores are n log2 V minus its remaining cross-entropy on the
-facts in bits (the length of the values coded with the model, against the uniform code), kept
-in [0, n log2 V]. The data hold ``data_bits_per_param`` bits per parameter, more than the model
-can store, so what is measured is the capacity, not the data.
+Two settings, each with data that hold ``data_bits_per_param`` bits per parameter, more than the
+model can store, so that what is measured is the capacity, not the data:
+
+- facts (``fact_capacity``): n fixed Gaussian keys in R^d_in, each with a value drawn uniformly
+  from V classes, so every fact carries log2 V bits and nothing is shared between facts. A
+  one-hidden-layer ReLU MLP of width h (d_in h + h + h V + V parameters) is trained on all of
+  them with the cross-entropy (the setting of Allen-Zhu and Li's facts, much reduced).
+- sequences (``sequence_capacity``): n sequences of T tokens drawn uniformly from V, memorised
+  by a tiny causal transformer (``_transformer``) trained on next-token prediction (the setting
+  of Morris et al., much reduced).
+
+In both, the bits stored are the information in the predicted symbols (count times log2 V)
+minus the model's remaining summed cross-entropy on them in bits: the length of the data coded
+with the model, against the uniform code. It is kept in [0, count log2 V].
 """
 
 from __future__ import annotations
@@ -29,9 +36,11 @@ def fact_count(params: int, vocab: int, data_bits_per_param: float) -> int:
     return math.ceil(data_bits_per_param * params / math.log2(vocab))
 
 
-def bits_stored(ce_nats_sum: float, n_facts: int, vocab: int) -> float:
-    """n log2 V minus the summed cross-entropy in bits, kept within [0, n log2 V]."""
-    total = n_facts * math.log2(vocab)
+def bits_stored(ce_nats_sum: float, n_draws: int, vocab: int) -> float:
+    """Bits a model stores about ``n_draws`` symbols drawn uniformly from ``vocab`` (fact values,
+    or predicted tokens): n log2 V minus their summed cross-entropy in bits, kept within
+    [0, n log2 V] (a model worse than uniform stores nothing; none stores more than the data)."""
+    total = n_draws * math.log2(vocab)
     return float(min(max(total - ce_nats_sum / math.log(2), 0.0), total))
 
 
@@ -113,4 +122,125 @@ def fact_capacity(
         "stored_fraction": bits / (n_facts * math.log2(vocab)),
         "accuracy": np.array(acc),
         "slope": slope,
+    }
+
+
+# ----------------------------------------------------------------------------- sequences
+
+
+def sequence_count(params: int, vocab: int, length: int, data_bits_per_param: float) -> int:
+    """Sequences needed for their predicted tokens (all but the first of each) to hold
+    ``data_bits_per_param`` bits per parameter."""
+    return math.ceil(data_bits_per_param * params / ((length - 1) * math.log2(vocab)))
+
+
+def memorise_sequences(torch, params: dict, seqs: np.ndarray, steps: int, lr: float) -> dict:
+    """Train the transformer ``params`` (``_transformer.build``) on next-token prediction over
+    the sequences ``seqs`` (n, T), full batch, Adam with a cosine schedule. Returns the bits
+    stored about the predicted tokens (every token after the first, n (T - 1) of them; see
+    ``bits_stored``), their count, the summed cross-entropy on them (nats), the fraction
+    predicted right (argmax) and the training loss of every step (mean nats per token)."""
+    from . import _transformer as tf
+
+    inputs, targets = torch.from_numpy(seqs[:, :-1]), torch.from_numpy(seqs[:, 1:])
+    opt = torch.optim.Adam(list(params.values()), lr=lr)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(opt, steps)
+    losses = np.empty(steps)
+    for step in range(steps):
+        loss = tf.token_losses(torch, params, inputs, targets).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        schedule.step()
+        losses[step] = loss.item()
+    token_loss, predicted, _ = tf.evaluate(torch, params, seqs[:, :-1], seqs[:, 1:])
+    ce = float(token_loss.astype(float).sum())
+    return {
+        "bits": bits_stored(ce, token_loss.size, params["embed"].shape[0]),
+        "tokens": int(token_loss.size),
+        "ce": ce,
+        "accuracy": float((predicted == seqs[:, 1:]).mean()),
+        "losses": losses,
+    }
+
+
+@experiment(
+    own_process=True,  # trains with torch (its generator is process-wide)
+    grid={"seed": seeds(doc="training replicates (sequences and initialisation)")},
+    params={
+        "d_models": ints(min=1, ranges=False, doc="residual widths of the models", work=True),
+        "layers": integer(min=1, doc="layers of every model"),
+        "heads": integer(min=1, doc="attention heads per layer (divides every width)"),
+        "mlp_ratio": integer(min=0, doc="MLP hidden width over d_model (0: attention only)"),
+        "vocab": integer(min=2, doc="tokens a sequence is drawn from"),
+        "length": integer(min=2, doc="tokens per sequence (the first is not predicted)"),
+        "data_bits_per_param": real(gt=0, doc="information in the sequences per parameter"),
+        "steps": integer(min=1, doc="full-batch Adam steps", work=True),
+        "lr": real(gt=0, doc="peak Adam learning rate (cosine schedule to zero)"),
+    },
+    outputs=(
+        Output("n_params", "parameters of the transformer", "parameters", dims=("d_model",)),
+        Output("n_sequences", "random sequences to memorise", "sequences", dims=("d_model",)),
+        Output(
+            "bits", "bits stored: predicted tokens' bits minus cross-entropy", "bits", ("d_model",)
+        ),
+        Output("bits_per_param", "bits stored per parameter", "bits", dims=("d_model",)),
+        Output(
+            "stored_fraction",
+            "bits stored over the bits in the predicted tokens",
+            dims=("d_model",),
+        ),
+        Output("accuracy", "fraction of predicted tokens predicted right", dims=("d_model",)),
+        Output("slope", "least-squares slope of bits stored against parameters", "bits"),
+    ),
+    coords={"d_model": from_param("d_models")},
+    sections=("memory-math ch. 5 (line 26 char 1357, measured bits per parameter)",),
+)
+def sequence_capacity(
+    seed: int,
+    rng,
+    d_models: list,
+    layers: int,
+    heads: int,
+    mlp_ratio: int,
+    vocab: int,
+    length: int,
+    data_bits_per_param: float,
+    steps: int,
+    lr: float,
+) -> dict:
+    """Per seed, causal transformers of every width trained to memorise their own uniform random
+    token sequences; the slope of bits stored against parameters over the widths is the bits
+    per parameter at capacity.
+
+    Only the T - 1 tokens after the first of each sequence count: the first has no context
+    and, uniform with no start token, nothing about it can be predicted (at most its counts in
+    the sample, a few bits), so counting it would add bits no model can store."""
+    from . import _transformer as tf
+    from ._torch import seeded_torch
+
+    torch = seeded_torch(rng)
+    n_params, n_seqs, bits, data_bits, acc = [], [], [], [], []
+    for d in d_models:
+        if d % heads:
+            raise ValueError(f"d_model {d} is not divisible by {heads} heads")
+        model = tf.build(torch, vocab, length - 1, int(d), layers, heads, mlp_ratio * int(d))
+        p = tf.n_parameters(model)
+        n = sequence_count(p, vocab, length, data_bits_per_param)
+        seqs = rng.integers(vocab, size=(n, length))
+        out = memorise_sequences(torch, model, seqs, steps, lr)
+        n_params.append(p)
+        n_seqs.append(n)
+        bits.append(out["bits"])
+        data_bits.append(out["tokens"] * math.log2(vocab))
+        acc.append(out["accuracy"])
+    n_params, n_seqs, bits = np.array(n_params, float), np.array(n_seqs, float), np.array(bits)
+    return {
+        "n_params": n_params,
+        "n_sequences": n_seqs,
+        "bits": bits,
+        "bits_per_param": bits / n_params,
+        "stored_fraction": bits / np.array(data_bits),
+        "accuracy": np.array(acc),
+        "slope": float(np.polyfit(n_params, bits, 1)[0]),
     }

@@ -1,6 +1,7 @@
 """In-context linear regression learned by training (issue 13 item 3; first-principles E3,
 memory-math ch. 11): linear self-attention layers trained from random weights on regression
-prompts, compared with gradient descent at its best step and with least squares.
+prompts, compared with gradient descent at its best step, with least squares, and (K layers)
+with K layers of the curvature-corrected descent GD++.
 
 A prompt is m examples (x_i, w.x_i) and a query x_q, with x and w standard normal and w drawn
 afresh per prompt (no label noise). Tokens are laid out as in the hand-set construction of
@@ -67,6 +68,11 @@ def held_out(torch, n: int, m: int, d: int, models) -> tuple:
     return tune, [t.double().numpy() for t in (x, y, x_q, y_q)], preds
 
 
+def relative_loss(pred, y_q) -> float:
+    """Mean squared query error over the mean squared label (1: predicting zero)."""
+    return float(np.mean((pred - y_q) ** 2) / np.mean(y_q**2))
+
+
 def relative_gap(pred, reference) -> float:
     """Mean squared difference from ``reference`` over the variance of ``reference``."""
     return float(np.mean((pred - reference) ** 2) / np.var(reference))
@@ -98,6 +104,64 @@ def best_eta(x, y, x_q, y_q, steps: int) -> float:
         options={"xatol": 1e-7},
     )
     return float(res.x)
+
+
+def gdpp_predict(x, y, x_q, etas, gammas) -> np.ndarray:
+    """Prediction after len(etas) layers of the curvature-corrected descent GD++ (von Oswald
+    et al., as memory-math ch. 11 cites it), in the token picture from theta = 0: each layer
+    takes a descent step of size eta_k on the label residuals, and maps every input (examples
+    and query) by I - gamma_k S, with S the layer's (1/m) sum x_i x_i^T, both read from the
+    layer's input. gamma = 0 throughout is plain descent with one step size per layer."""
+    return _gdpp(x, y, x_q, etas, gammas)[0]
+
+
+def _gdpp(x, y, x_q, etas, gammas) -> tuple[np.ndarray, np.ndarray]:
+    """gdpp_predict's prediction, and what one more step of size 1 would add to it."""
+    m = x.shape[1]
+    resid, pred = y, np.zeros(x.shape[0])
+    x_q = x_q[:, None]  # (n, 1, d), for batched matmuls
+    for eta, gamma in zip(etas, gammas, strict=True):
+        grad = (x.transpose(0, 2, 1) @ resid[..., None]) / m  # (n, d, 1)
+        resid = resid - eta * (x @ grad)[..., 0]
+        pred = pred + eta * (x_q @ grad)[:, 0, 0]
+        if gamma:
+            s = x.transpose(0, 2, 1) @ x / m
+            x, x_q = x - gamma * (x @ s), x_q - gamma * (x_q @ s)
+    grad = (x.transpose(0, 2, 1) @ resid[..., None]) / m
+    return pred, (x_q @ grad)[:, 0, 0]
+
+
+def best_gdpp(x, y, x_q, y_q, layers: int, curvature: bool, starts: int = 4, seed: int = 0):
+    """The per-layer steps (and, with ``curvature``, per-layer maps gamma_k) of gdpp_predict
+    with the least mean squared query error on the given prompts. The last step enters the
+    prediction linearly and is solved exactly; the last map never reaches the prediction and
+    stays 0; the rest are searched by L-BFGS from ``starts`` starting points (the error is not
+    convex in them; the first start is plain descent's best common step, with no maps).
+    Returns (etas, gammas)."""
+    from scipy.optimize import minimize
+
+    def split(v):
+        etas = list(v[: layers - 1])
+        return etas, list(v[layers - 1 :]) if curvature else [0.0] * (layers - 1)
+
+    def fit_last(v):
+        base, more = _gdpp(x, y, x_q, *split(v))
+        eta = float(more @ (y_q - base) / (more @ more))
+        return eta, float(np.mean((base + eta * more - y_q) ** 2))
+
+    n_free = (layers - 1) * (2 if curvature else 1)
+    if n_free == 0:
+        return [fit_last([])[0]], [0.0]
+    first = np.zeros(n_free)
+    first[: layers - 1] = best_eta(x, y, x_q, y_q, layers)
+    rng = np.random.default_rng(seed)
+    firsts = [first] + [rng.uniform(0, 1.5, n_free) for _ in range(starts - 1)]
+    best = min(
+        (minimize(lambda v: fit_last(v)[1], v0, method="L-BFGS-B") for v0 in firsts),
+        key=lambda r: r.fun,
+    ).x
+    etas, gammas = split(best)
+    return [*etas, fit_last(best)[0]], [*gammas, 0.0]
 
 
 def least_squares_predict(x, y, x_q) -> np.ndarray:
@@ -143,8 +207,18 @@ def train_lsa(torch, d, m, layers, steps, batch, lr, init, predict=lsa_predict):
     return [tuple(p.detach() for p in layer) for layer in params]
 
 
+def prompt_grid(**more) -> dict:
+    """The grid of a training run on regression prompts: d, m, any ``more`` axes, seeds."""
+    return {
+        "d": ints(doc="input dimension"),
+        "m": ints(doc="examples per prompt"),
+        **more,
+        "seed": seeds(doc="training replicates (initialisation and prompts)"),
+    }
+
+
 def training_params(steps_doc: str) -> dict:
-    """The parameters of a training run on regression prompts, shared by both experiments."""
+    """The parameters of a training run on regression prompts, shared by the experiments."""
     return {
         "steps": integer(min=1, doc=steps_doc, work=True),
         "batch": integer(min=1, doc="fresh prompts per step"),
@@ -156,12 +230,7 @@ def training_params(steps_doc: str) -> dict:
 
 @experiment(
     own_process=True,  # trains with torch (its generator is process-wide)
-    grid={
-        "d": ints(doc="input dimension"),
-        "m": ints(doc="examples per prompt"),
-        "layers": ints(doc="linear self-attention layers, compared with as many descent steps"),
-        "seed": seeds(doc="training replicates (initialisation and prompts)"),
-    },
+    grid=prompt_grid(),
     params=training_params("Adam steps"),
     outputs=(
         Output("loss_trained", "query MSE of the trained model over mean y_q^2"),
@@ -170,8 +239,8 @@ def training_params(steps_doc: str) -> dict:
         Output("gd_eta", "best step of descent, tuned on separate prompts"),
         Output("gap_gd", "mean (trained - descent)^2 over the variance of descent's predictions"),
         Output("gap_ls", "mean (trained - least squares)^2 over the variance of least squares"),
-        Output("form_gamma", "scale of the y_i x_i.x_q terms of a trained single layer"),
-        Output("form_residual", "norm of a single layer's other terms relative to all"),
+        Output("form_gamma", "scale of the y_i x_i.x_q terms of the trained layer"),
+        Output("form_residual", "norm of the trained layer's other terms relative to all"),
     ),
     sections=(
         "first-principles E3 (line 1264, trained models)",
@@ -181,7 +250,6 @@ def training_params(steps_doc: str) -> dict:
 def icl_trained(
     d: int,
     m: int,
-    layers: int,
     seed: int,
     rng,
     steps: int,
@@ -190,43 +258,37 @@ def icl_trained(
     init: float,
     eval_prompts: int,
 ) -> dict:
-    """Train ``layers`` linear self-attention layers on prompts of m examples in d dimensions,
-    then compare on held-out prompts with ``layers`` descent steps at the best step (tuned on
-    other prompts) and with least squares; for one layer, read the trained weights' form."""
+    """Train one linear self-attention layer on prompts of m examples in d dimensions, then
+    compare on held-out prompts with one descent step at its best size (tuned on other
+    prompts) and with least squares, and read the trained weights' form."""
     from ._torch import seeded_torch
 
+    del seed  # a replicate index: it only selects this point's generator
     torch = seeded_torch(rng)
-    trained = train_lsa(torch, d, m, layers, steps, batch, lr, init)
+    trained = train_lsa(torch, d, m, 1, steps, batch, lr, init)
     tune, (x, y, x_q, y_q), (pred_t,) = held_out(
         torch, eval_prompts, m, d, [(lsa_predict, trained)]
     )
-    eta = best_eta(*tune, layers)
-    pred_gd = gd_predict(x, y, x_q, layers, eta)
+    eta = best_eta(*tune, 1)
+    pred_gd = gd_predict(x, y, x_q, 1, eta)
     pred_ls = least_squares_predict(x, y, x_q)
-    scale = float(np.mean(y_q**2))
-    out = {
-        "loss_trained": float(np.mean((pred_t - y_q) ** 2)) / scale,
-        "loss_gd": float(np.mean((pred_gd - y_q) ** 2)) / scale,
-        "loss_ls": float(np.mean((pred_ls - y_q) ** 2)) / scale,
+    kq, wv = (t.double().numpy() for t in trained[0])
+    form_gamma, form_residual = construction_form(kq, wv)
+    return {
+        "loss_trained": relative_loss(pred_t, y_q),
+        "loss_gd": relative_loss(pred_gd, y_q),
+        "loss_ls": relative_loss(pred_ls, y_q),
         "gd_eta": eta,
         "gap_gd": relative_gap(pred_t, pred_gd),
         "gap_ls": relative_gap(pred_t, pred_ls),
-        "form_gamma": np.nan,
-        "form_residual": np.nan,
+        "form_gamma": form_gamma,
+        "form_residual": form_residual,
     }
-    if layers == 1:
-        kq, wv = (t.double().numpy() for t in trained[0])
-        out["form_gamma"], out["form_residual"] = construction_form(kq, wv)
-    return out
 
 
 @experiment(
     own_process=True,  # trains with torch (its generator is process-wide)
-    grid={
-        "d": ints(doc="input dimension"),
-        "m": ints(doc="examples per prompt"),
-        "seed": seeds(doc="training replicates (initialisation and prompts)"),
-    },
+    grid=prompt_grid(),
     params=training_params("Adam steps, for each of the two layers"),
     outputs=(
         Output("gap_linear", "mean (linear layer - descent)^2 over the variance of descent's"),
@@ -265,13 +327,66 @@ def icl_softmax_trained(
         torch, eval_prompts, m, d, [(lsa_predict, linear), (softmax_predict, soft)]
     )
     pred_gd = gd_predict(x, y, x_q, 1, best_eta(*tune, 1))
-    scale = float(np.mean(y_q**2))
     gap_lin, gap_soft = relative_gap(pred_lin, pred_gd), relative_gap(pred_soft, pred_gd)
     return {
         "gap_linear": gap_lin,
         "gap_softmax": gap_soft,
         "gap_excess": gap_soft - gap_lin,
-        "loss_linear": float(np.mean((pred_lin - y_q) ** 2)) / scale,
-        "loss_softmax": float(np.mean((pred_soft - y_q) ** 2)) / scale,
-        "loss_gd": float(np.mean((pred_gd - y_q) ** 2)) / scale,
+        "loss_linear": relative_loss(pred_lin, y_q),
+        "loss_softmax": relative_loss(pred_soft, y_q),
+        "loss_gd": relative_loss(pred_gd, y_q),
     }
+
+
+@experiment(
+    own_process=True,  # trains with torch (its generator is process-wide)
+    grid=prompt_grid(layers=ints(doc="linear self-attention layers K, trained together")),
+    params=training_params("Adam steps"),
+    outputs=(
+        Output("loss_trained", "query MSE of the trained layers over mean y_q^2"),
+        Output("loss_gd", "query MSE of K descent steps of one best size over mean y_q^2"),
+        Output("loss_gd_free", "query MSE of K descent steps, best size per step, over mean y_q^2"),
+        Output("loss_gdpp", "query MSE of K layers of GD++ at their best over mean y_q^2"),
+        Output("gap_gd", "mean (trained - K steps of one size)^2 over their variance"),
+        Output("gap_gd_free", "mean (trained - K steps, size per step)^2 over their variance"),
+        Output("gap_gdpp", "mean (trained - GD++)^2 over the variance of GD++'s predictions"),
+        Output("gdpp_advantage", "gap_gd - gap_gdpp: how much closer GD++ is than plain steps"),
+        Output("gdpp_advantage_free", "gap_gd_free - gap_gdpp, against the freer plain steps"),
+    ),
+    sections=("memory-math ch. 11 (line 54, von Oswald et al.: K layers against GD++)",),
+)
+def icl_depth_trained(
+    d: int,
+    m: int,
+    layers: int,
+    seed: int,
+    rng,
+    steps: int,
+    batch: int,
+    lr: float,
+    init: float,
+    eval_prompts: int,
+) -> dict:
+    """Train K = ``layers`` linear self-attention layers together, then compare them on
+    held-out prompts with K plain descent steps (one best size, or a best size per step) and
+    with K layers of GD++ (a best step and input map per layer), all tuned on other prompts
+    for the least query error: do the trained layers follow GD++ more closely?"""
+    from ._torch import seeded_torch
+
+    del seed  # a replicate index: it only selects this point's generator
+    torch = seeded_torch(rng)
+    trained = train_lsa(torch, d, m, layers, steps, batch, lr, init)
+    tune, (x, y, x_q, y_q), (pred_t,) = held_out(
+        torch, eval_prompts, m, d, [(lsa_predict, trained)]
+    )
+    preds = {
+        "gd": gd_predict(x, y, x_q, layers, best_eta(*tune, layers)),
+        "gd_free": gdpp_predict(x, y, x_q, *best_gdpp(*tune, layers, curvature=False)),
+        "gdpp": gdpp_predict(x, y, x_q, *best_gdpp(*tune, layers, curvature=True)),
+    }
+    out = {"loss_trained": relative_loss(pred_t, y_q)}
+    out |= {f"loss_{k}": relative_loss(p, y_q) for k, p in preds.items()}
+    out |= {f"gap_{k}": relative_gap(pred_t, p) for k, p in preds.items()}
+    out["gdpp_advantage"] = out["gap_gd"] - out["gap_gdpp"]
+    out["gdpp_advantage_free"] = out["gap_gd_free"] - out["gap_gdpp"]
+    return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+import numpy as np
 
 from . import style
 from .catalog import figure
@@ -21,7 +22,7 @@ def trained_lsa(cubes):
     which is exact here once m >= d). Right: mean squared gap between the trained and descent
     predictions over the variance of descent's, per seed; the runs far above the others
     stalled away from the descent solution within the training budget."""
-    ds = cubes["icl_trained"].sel(layers=1)
+    ds = cubes["icl_trained"]
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(9, 3.6), layout="constrained")
     for i, d in enumerate(ds["d"].values):
         one = ds.sel(d=d)
@@ -91,5 +92,47 @@ def softmax_vs_linear(cubes):
     ax.set_ylabel("gap to one step / its variance (1, log)")
     ax.legend(fontsize=style.SMALL)
     bx.set_ylabel("query MSE / mean y_q^2 (1)")
+    bx.legend(fontsize=style.SMALL)
+    return fig
+
+
+@figure(
+    "memory-math/ch11-trained-layers-gdpp",
+    title="Trained linear self-attention layers against K plain steps and GD++",
+    cubes=("icl_depth_trained",),
+)
+def layers_against_gdpp(cubes):
+    """K linear self-attention layers trained together on noiseless regression prompts, each
+    run (one per seed and setting) compared on held-out prompts with K plain descent steps of
+    one best size (green circles), K steps with a best size each (green triangles) and K
+    layers of GD++ at their best (copper squares). Left: mean squared gap between the trained
+    predictions and each algorithm's over the variance of the algorithm's (log scale). Right:
+    query error over mean y_q^2 of the trained layers (violet diamonds) and of the
+    algorithms.
+    A run whose trained error stays well above GD++'s has not finished training."""
+    ds = cubes["icl_depth_trained"]
+    runs = ds.stack(run=("d", "m", "layers", "seed")).transpose("run", ...)
+    labels = [
+        f"d{d} m{m} K{k}\nseed {s}"
+        for d, m, k, s in zip(*(runs[c].values for c in ("d", "m", "layers", "seed")), strict=True)
+    ]
+    x = np.arange(len(labels))
+    algorithms = (
+        ("gd", "o", style.RESULT, "K steps, one size"),
+        ("gd_free", "^", style.RESULT, "K steps, a size each"),
+        ("gdpp", "s", style.QUERY, "GD++, K layers"),
+    )
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 3.8), layout="constrained")
+    bx.plot(x, runs["loss_trained"], "D", color=style.STORED, ms=9, label="trained layers")
+    for var, mark, colour, name in algorithms:
+        ax.plot(x, runs[f"gap_{var}"], mark, color=colour, ms=7, alpha=0.8, label=name)
+        bx.plot(x, runs[f"loss_{var}"], mark, color=colour, ms=7, alpha=0.8, label=name)
+    for axis in (ax, bx):
+        axis.set_xticks(x, labels, fontsize=style.SMALL)
+    ax.set_yscale("log")
+    ax.set_ylabel("gap to the algorithm / its variance (1, log)")
+    ax.legend(fontsize=style.SMALL)
+    bx.set_yscale("log")
+    bx.set_ylabel("query MSE / mean y_q^2 (1, log)")
     bx.legend(fontsize=style.SMALL)
     return fig
