@@ -1,8 +1,9 @@
 """Command line and Snakemake entry points: run an experiment, draw a figure group, judge the
 claims, build the gallery. ``python -m attnmem --help`` lists the commands.
 
-The experiment jobs are in attnmem.jobs (an input of every experiment rule). The rules call the ``*_job`` functions from tiny scripts (workflow/scripts/), which pass the
-rule's inputs, outputs and params as Python objects, so no shell string is built from config.
+The experiment jobs are in attnmem.jobs (an input of every experiment rule). The rules call the
+``*_job`` functions from tiny scripts (workflow/scripts/), which pass the rule's inputs, outputs
+and params as Python objects, so no shell string is built from config.
 """
 
 from __future__ import annotations
