@@ -8,6 +8,7 @@ import numpy as np
 from scipy import stats
 
 from attnmem.experiments import score_scale as ss
+from attnmem.experiments.softmax import softmax
 
 
 def test_shortcut_matches_direct_sampling_in_distribution():
@@ -19,10 +20,19 @@ def test_shortcut_matches_direct_sampling_in_distribution():
         short = ss.shortcut_scores(np.random.default_rng(2), d_k, rows, 4)
         for read in (
             lambda s: s.max(axis=-1) - s.min(axis=-1),
-            lambda s: ss.softmax(s, axis=-1).max(axis=-1),
+            ss.top_share,
             lambda s: s[:, 0],
         ):
             assert stats.ks_2samp(read(direct), read(short)).pvalue > 1e-3
+
+
+def test_top_share_is_the_biggest_softmax_share_bit_for_bit():
+    """The closed form of the biggest share equals the softmax's own largest share exactly, over
+    rows from nearly flat to saturated; and it is not the smallest share."""
+    s = ss.shortcut_scores(np.random.default_rng(5), np.array([1, 64, 4096]), 5000, 4)
+    shares = softmax(s, axis=-1)
+    assert np.array_equal(ss.top_share(s), shares.max(axis=-1))
+    assert not np.array_equal(ss.top_share(s), shares.min(axis=-1))
 
 
 def test_shortcut_can_fail():

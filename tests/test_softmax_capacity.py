@@ -71,6 +71,16 @@ def test_kernel_equality_breaks_with_unequal_norms():
     assert out["energy_grad_gap"] < 1e-8
 
 
+def test_batched_draws_equal_draws_one_at_a_time_exactly():
+    """Drawing the rescaled-keys Check in one batch gives every draw the numbers it has when it
+    is drawn and run alone, bit for bit (the fixed-point iterations run batched)."""
+    batch = sc.kernel_and_energy_draws(np.random.default_rng(4), 20, 6, 3.0, 0.7, 1.24, 5)
+    g = np.random.default_rng(4)
+    alone = [sc.kernel_and_energy(g, 20, 6, 3.0, 0.7, 1.24) for _ in range(5)]
+    assert batch == alone
+    assert len({d["scaled_gap"] for d in batch}) == 5
+
+
 def test_hopfield_threshold_and_retrieval():
     alpha_c, m_c = sc.ags_threshold()
     assert abs(alpha_c - 0.1379) < 5e-4 and abs(m_c - 0.967) < 1e-3

@@ -86,6 +86,17 @@ def test_restricted_queries_match_the_full_run():
             assert np.allclose(full[copy]["prob"], part[copy]["prob"], rtol=1e-12, atol=0)
 
 
+def test_runs_in_batches_equal_one_run():
+    """copies_right runs the sentences RUN_BATCH at a time; the answers are those of one run
+    over all of them, sentence by sentence."""
+    s = tl.sample_sentences(np.random.default_rng(5), N, tm.F, 4, tm.RUN_BATCH + 37)
+    for machine in ("program", "no_position"):
+        whole = tm.score_copies(tm.run_machine(machine, s, N, 2.0, tm.site_array(s, N)), s, N, True)
+        batched = tm.copies_right(machine, s, N, 2.0)
+        for copy in tm.COPIES:
+            assert np.array_equal(batched[copy], whole[copy]["right"])
+
+
 def _edited(edit) -> dict:
     m = dict(tm.build_program(N, 1.0))
     m = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in m.items()}

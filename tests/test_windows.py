@@ -34,6 +34,24 @@ def test_fast_window_cost_matches_the_core_conditional_entropy():
             )
 
 
+@pytest.mark.parametrize("n_names,n_fillers,gap", [(3, 2, 0), (3, 2, 3), (8, 6, 1), (4, 2, 5)])
+def test_incremental_window_costs_equal_the_window_by_window_costs_exactly(n_names, n_fillers, gap):
+    """The fast sweep over r (windows grown one token at a time) gives the same numbers bit for
+    bit as enumerated_window_cost, including r past the start of the sentence and r_max short
+    of it; and it can tell two different positions apart."""
+    s = tl.enumerate_sentences(n_names, n_fillers, gap)
+    pos = tl.copy_positions(gap)
+    for position in (pos["X"], pos["Y"], 3):
+        for r_max in (2, position + 1, position + 6):
+            fast = ngram.enumerated_window_costs(s, position, r_max)
+            slow = [ngram.enumerated_window_cost(s, position, r) for r in range(1, len(fast) + 1)]
+            assert len(fast) == min(r_max, position + 1)
+            assert np.array_equal(fast, np.array(slow))
+    assert not np.array_equal(
+        ngram.enumerated_window_costs(s, pos["X"], 3), ngram.enumerated_window_costs(s, 3, 3)
+    )
+
+
 def test_pooled_table_at_the_copies_is_the_positional_law():
     """The fitted table pools every position; before the copies it equals the conditional law."""
     n_names, n_fillers, gap = 3, 2, 2

@@ -110,6 +110,32 @@ def enumerated_window_cost(sentences: np.ndarray, position: int, r: int) -> floa
     return h_joint - h_ctx
 
 
+def enumerated_window_costs(sentences: np.ndarray, position: int, r_max: int) -> np.ndarray:
+    """``enumerated_window_cost`` at r = 1..min(r_max, position + 1), equal to it bit for bit
+    and much faster: the window grows one token to the left at a time, and a window is held as
+    its rank among the distinct windows of its length, ranked as ``np.unique`` sorts their row
+    keys (the bytes of little-endian int64 tokens: token by token from the left, small ids in
+    numeric order). So the counts come out in the order the row keys give them and the entropies
+    are summed in the same order. A longer window only adds the start marker, a column equal in
+    every row, which changes neither the counts nor their order."""
+    if sentences.size and not 0 <= sentences.min() <= sentences.max() < 255:
+        raise ValueError("token ids must lie in 0..254 for the byte order of the row keys")
+    total = len(sentences)
+    token = sentences[:, position].astype(np.int64)
+    rank, n_windows, ctx_counts = np.zeros(total, dtype=np.int64), 1, np.array([total])
+    costs = []
+    for w in range(1, min(r_max, position + 1) + 1):
+        if w <= position:  # the token w places to the left leads the sort of the longer window
+            codes = sentences[:, position - w].astype(np.int64) * n_windows + rank
+            windows, rank, ctx_counts = np.unique(codes, return_inverse=True, return_counts=True)
+            n_windows = len(windows)
+        joint_counts = np.unique(rank * 255 + token, return_counts=True)[1]
+        costs.append(
+            _entropy_of_counts(joint_counts, total) - _entropy_of_counts(ctx_counts, total)
+        )
+    return np.array(costs)
+
+
 def window_contexts(texts: np.ndarray, r: int) -> np.ndarray:
     """The window in front of every position, shape (S, n, r+1): a leading 0 column (so r = 0
     is an empty context), then r tokens, with -1 as the start marker before the text."""
@@ -238,8 +264,7 @@ def window_staircase(N: int, F: int, L: int, r_max: int, max_enumerated: int) ->
         enum_x[0] = -np.mean(np.log(freq[s[:, pos["X"]]]))
         enum_y[0] = -np.mean(np.log(freq[s[:, pos["Y"]]]))
         for out, where in ((enum_x, pos["X"]), (enum_y, pos["Y"])):
-            for r in range(1, min(r_max, where + 1) + 1):
-                out[r] = enumerated_window_cost(s, where, r)
+            out[1 : min(r_max, where + 1) + 1] = enumerated_window_costs(s, where, r_max)
             out[where + 2 :] = out[min(r_max, where + 1)]  # longer: only more start markers
         pooled_gap = abs(enum_x[0] - bag_copy_cost(N, L))
         n_distinct = len(np.unique(row_keys(s[:, : pos["X"]])))

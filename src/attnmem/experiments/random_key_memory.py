@@ -49,7 +49,8 @@ def loads(ratio_step: float, figure_ratio_max: float, far_step: float, ratio_max
 def unit_rows(rng: np.random.Generator, shape: tuple) -> np.ndarray:
     """Independent uniform unit vectors along the last axis."""
     x = rng.standard_normal(shape)
-    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+    x /= np.sqrt(np.sum(x * x, axis=-1, keepdims=True))  # np.linalg.norm's sum, without its copy
+    return x
 
 
 def direct_overlaps(rng: np.random.Generator, d: int, m: int, q: int, trials: int) -> np.ndarray:
@@ -75,8 +76,10 @@ def shortcut_overlaps(rng: np.random.Generator, d: int, m: int, q: int, trials: 
     g = rng.standard_normal((trials, m - q, q))
     rest = rng.chisquare(d - q, (trials, m - q)) if d > q else np.zeros((trials, m - q))
     coords = g / np.sqrt(np.einsum("tmq,tmq->tm", g, g) + rest)[..., None]
-    gram = r.transpose(0, 2, 1) @ r
-    return np.concatenate([gram, coords @ r], axis=1)
+    over = np.empty((trials, m, q))  # the queried keys' own Gram matrix, then the other keys
+    np.matmul(r.transpose(0, 2, 1), r, out=over[:, :q])
+    np.matmul(coords, r, out=over[:, q:])
+    return over
 
 
 @lru_cache(maxsize=4096)

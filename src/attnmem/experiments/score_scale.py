@@ -20,10 +20,8 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from scipy import integrate, stats
 
 from ..spec import Output, experiment, integer, ints, real, seeds
-from .softmax import softmax
 
 
 def direct_scores(rng: np.random.Generator, d_k: int, rows: int, tokens: int) -> np.ndarray:
@@ -50,10 +48,19 @@ def uniform_scores(
     return np.einsum("rd,rtd->rt", q, k)
 
 
+def top_share(scores: np.ndarray) -> np.ndarray:
+    """The biggest softmax share of each row (last axis), 1 / sum_j exp(s_j - max s): the same
+    number as ``softmax(scores).max(axis=-1)`` bit for bit (the top score's exp is exactly 1, and
+    dividing the smaller ones by the same sum cannot round above 1 / sum), without forming and
+    searching the other shares."""
+    e = np.exp(scores - np.max(scores, axis=-1, keepdims=True))
+    return 1.0 / np.sum(e, axis=-1)
+
+
 def read_rows(scores: np.ndarray, threshold: float) -> dict:
     """Mean spread, mean biggest share and the count of pinned rows of a block of rows."""
     spread = scores.max(axis=-1) - scores.min(axis=-1)
-    top = softmax(scores, axis=-1).max(axis=-1)
+    top = top_share(scores)
     return {
         "spread": spread.mean(axis=-1),
         "top": top.mean(axis=-1),
@@ -64,9 +71,11 @@ def read_rows(scores: np.ndarray, threshold: float) -> dict:
 @lru_cache(maxsize=16)
 def expected_range(tokens: int) -> float:
     """Mean of the largest minus the smallest of ``tokens`` standard normals."""
+    # Imported here: pinned_width, a job of its own, needs no scipy (0.5 s of imports).
+    from scipy import integrate, special
 
     def integrand(x):
-        cdf = stats.norm.cdf(x)
+        cdf = special.ndtr(x)  # the standard normal CDF, as scipy.stats.norm.cdf computes it
         return 1.0 - cdf**tokens - (1.0 - cdf) ** tokens
 
     return integrate.quad(integrand, -np.inf, np.inf)[0]
@@ -183,7 +192,7 @@ def pinned_width(
     del seed
     widths = np.array(ladder(width_step, width_max))
     raw = shortcut_scores(rng, widths, rows, tokens)  # (width, row, token)
-    top = softmax(raw, axis=-1).max(axis=-1)
+    top = top_share(raw)
     pinned = (top > threshold).mean(axis=-1)
     pinned_small = (top[:, :small_rows] > threshold).mean(axis=-1)
     crossing = first_crossing(widths, pinned)

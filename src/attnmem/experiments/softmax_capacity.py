@@ -364,10 +364,52 @@ def softmax_interference_mc(d: int, seed: int, trials: int, m_max: int, beta_max
 def kernel_and_energy(rng, n_keys: int, dim: int, beta: float, scale_low: float, scale_high: float):
     """first-principles D5 second Check (line 1067): softmax read against the Gaussian-kernel
     smoother with unit keys and with rescaled keys, and the Hopfield energy gradient against a
-    central finite difference."""
+    central finite difference (one draw of ``kernel_and_energy_draws``)."""
+    return kernel_and_energy_draws(rng, n_keys, dim, beta, scale_low, scale_high, 1)[0]
+
+
+def kernel_and_energy_draws(
+    rng, n_keys: int, dim: int, beta: float, scale_low: float, scale_high: float, draws: int
+) -> list[dict]:
+    """``draws`` independent draws of the check of ``kernel_and_energy``: every draw is drawn
+    first (in the order one draw at a time would draw them), then the 500-step fixed-point
+    iterations of all draws run as one batch (the slow part when run draw by draw)."""
+    drawn = [kernel_energy_draw(rng, n_keys, dim, scale_low, scale_high) for _ in range(draws)]
+    x = np.stack([d["keys"] for d in drawn])
+    fixed = hopfield_fixed_points(x, np.stack([d["xi"] for d in drawn]), beta, FIXED_POINT_STEPS)
+    return [kernel_energy_checks(d, f, beta) for d, f in zip(drawn, fixed, strict=True)]
+
+
+FIXED_POINT_STEPS = 500  # iterations of the Hopfield update towards its fixed point
+
+
+def kernel_energy_draw(rng, n_keys: int, dim: int, scale_low: float, scale_high: float) -> dict:
+    """One draw of the check: unit keys and values, a unit query, the keys rescaled by factors
+    uniform in [scale_low, scale_high], and a start xi for the energy."""
     keys = unit_rows(rng, (n_keys, dim))
     values = unit_rows(rng, (n_keys, dim))
     q = unit_rows(rng, (dim,))
+    scaled = keys * rng.uniform(scale_low, scale_high, (n_keys, 1))
+    xi = rng.standard_normal(dim) * 0.5
+    return {"keys": keys, "values": values, "q": q, "scaled": scaled, "xi": xi}
+
+
+def hopfield_fixed_points(x: np.ndarray, xi: np.ndarray, beta: float, steps: int) -> np.ndarray:
+    """The update xi <- X^T softmax(beta X xi) iterated ``steps`` times from ``xi``, for a batch
+    of stored patterns x (draws, keys, dim) and starts xi (draws, dim). Each draw's products are
+    the matrix-vector products of a single draw and the softmax is taken row by row, so a draw's
+    result does not depend on the batch it runs in."""
+    xt = np.swapaxes(x, -1, -2)
+    fixed = xi.copy()
+    for _ in range(steps):
+        a = softmax((beta * x @ fixed[..., None])[..., 0])
+        fixed = (xt @ a[..., None])[..., 0]
+    return fixed
+
+
+def kernel_energy_checks(draw: dict, fixed: np.ndarray, beta: float) -> dict:
+    """The readings of one draw, given its iterated fixed point ``fixed``."""
+    keys, values, q, scaled, xi = (draw[k] for k in ("keys", "values", "q", "scaled", "xi"))
 
     def soft_read(k):
         return softmax(beta * k @ q) @ values
@@ -376,7 +418,6 @@ def kernel_and_energy(rng, n_keys: int, dim: int, beta: float, scale_low: float,
         w = np.exp(-beta * np.sum((q - k) ** 2, axis=-1) / 2)
         return (w / w.sum()) @ values
 
-    scaled = keys * rng.uniform(scale_low, scale_high, (n_keys, 1))
     read = soft_read(scaled)
 
     x = keys  # stored patterns
@@ -386,15 +427,11 @@ def kernel_and_energy(rng, n_keys: int, dim: int, beta: float, scale_low: float,
         top = z.max()
         return -(top + math.log(np.exp(z - top).sum())) / beta + 0.5 * xi @ xi
 
-    xi = rng.standard_normal(dim) * 0.5
     grad = xi - x.T @ softmax(beta * x @ xi)
     h = 1e-5
-    eye = np.eye(dim)
+    eye = np.eye(len(xi))
     fd = np.array([(energy(xi + h * e) - energy(xi - h * e)) / (2 * h) for e in eye])
-    # Iterate the update xi <- X^T softmax(beta X xi) to its fixed point; the gradient vanishes.
-    fixed = xi.copy()
-    for _ in range(500):
-        fixed = x.T @ softmax(beta * x @ fixed)
+    # At the fixed point of the update xi <- X^T softmax(beta X xi) the gradient vanishes.
     grad_fixed = fixed - x.T @ softmax(beta * x @ fixed)
     return {
         "kernel_gap": float(np.max(np.abs(soft_read(keys) - kernel_read(keys)))),
@@ -659,10 +696,7 @@ def capacity_checks(
     out["win_nlogn_printed"] = n * np.log(n)
     # More draws of the rescaled-keys Check (one printed draw is judged by its quantile among
     # them), drawn last so that every output above keeps its value.
-    draws = [
-        kernel_and_energy(rng, n_keys, dim, beta, scale_low, scale_high)
-        for _ in range(SCALED_DRAWS)
-    ]
+    draws = kernel_and_energy_draws(rng, n_keys, dim, beta, scale_low, scale_high, SCALED_DRAWS)
     out["scaled_gap_draws"] = np.array([r["scaled_gap"] for r in draws])
     out["scaled_read_norm_draws"] = np.array([r["scaled_read_norm"] for r in draws])
     return out

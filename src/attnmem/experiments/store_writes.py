@@ -215,9 +215,10 @@ def _solver_facts(K: np.ndarray, V: np.ndarray, lsq_reads: np.ndarray) -> dict:
     closed = least_squares_store(K, V)
     for t in range(K.shape[0]):
         S = solver_store(K[t], V[t])
-        err = max(err, float(np.max(np.abs(reads(S, K[t]) - V[t]))))
+        read = reads(S, K[t])
+        err = max(err, float(np.max(np.abs(read - V[t]))))
         store_gap = max(store_gap, float(np.max(np.abs(S - closed[t]))))
-        read_gap = max(read_gap, float(np.max(np.abs(reads(S, K[t]) - lsq_reads[t]))))
+        read_gap = max(read_gap, float(np.max(np.abs(read - lsq_reads[t]))))
         w = K[t][0] @ solver_store(K[t], np.eye(m)).T  # weight of each value in read 0
         off = max(off, float(np.max(np.abs(w[1:]))) if m > 1 else 0.0)
     return {

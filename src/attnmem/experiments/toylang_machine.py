@@ -148,7 +148,7 @@ def build_program(n_names: int, beta: float, kappa: float = KAPPA, n_max: int = 
     m["W2O"] = sum(np.outer(e(b.out(w)), val(w)) for w in range(V))
     m["WU"] = kappa * sum(np.outer(unit(V, w), e(b.out(w))) for w in range(V))
     m["blocks"] = b
-    return m
+    return _frozen(m)
 
 
 @functools.lru_cache(maxsize=64)
@@ -185,7 +185,7 @@ def one_layer_machine(n_names: int, beta: float, kind: str, kappa: float = KAPPA
     wv = sum(np.outer(unit(V, i), e(b.tok(i))) for i in range(n_names))
     wo = sum(np.outer(e(b.out(w)), unit(V, w)) for w in range(V))
     wu = kappa * sum(np.outer(unit(V, w), e(b.out(w))) for w in range(V))
-    return {"WQ": wq, "WK": wk, "WV": wv, "WO": wo, "WU": wu, "blocks": b}
+    return _frozen({"WQ": wq, "WK": wk, "WV": wv, "WO": wo, "WU": wu, "blocks": b})
 
 
 def nonzero_counts(m: dict) -> dict:
@@ -250,10 +250,30 @@ def _as_slice(index: np.ndarray):
     return index
 
 
+_FROZEN_ENTRIES: dict = {}  # id of a frozen matrix -> (the matrix, its entries)
+
+
 def _entries(w: np.ndarray) -> list:
-    """The nonzero entries of W as (rows, cols, values) layers, one entry per row in each."""
+    """The nonzero entries of W as (rows, cols, values) layers, one entry per row in each. A
+    matrix is known by its bytes; the machines' own matrices (built once by the cached builders
+    and frozen, see ``_frozen``) by identity, which spares copying and hashing them at every
+    product (a third of the time of a short sentence's run)."""
+    frozen = not w.flags.writeable and w.base is None
+    if frozen and w.flags.c_contiguous and w.dtype == float:
+        known = _FROZEN_ENTRIES.get(id(w))
+        if known is None or known[0] is not w:
+            known = _FROZEN_ENTRIES[id(w)] = (w, _entries_cached(w.tobytes(), w.shape))
+        return known[1]
     w = np.ascontiguousarray(w, dtype=float)
     return _entries_cached(w.tobytes(), w.shape)
+
+
+def _frozen(m: dict) -> dict:
+    """The matrices of a cached builder made read-only: every caller shares them."""
+    for v in m.values():
+        if isinstance(v, np.ndarray):
+            v.setflags(write=False)
+    return m
 
 
 def apply(w: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -644,13 +664,30 @@ def ablation_draws(
         base = tl.sample_sentences(rng, N, F, L, n * sentences)
         layouts = clause_layouts(rng, base, N)
         for c, (machine, layout) in enumerate(DRAW_CASES):
-            s = layouts[layout]
-            sc = score_copies(run_machine(machine, s, N, beta, site_array(s, N)), s, N, True)
+            right_copies = copies_right(machine, layouts[layout], N, beta)
             for k, copy in enumerate(COPIES):
-                ok = sc[copy]["right"].reshape(n, sentences)
+                ok = right_copies[copy].reshape(n, sentences)
                 right[start : start + n, c, k] = ok.sum(axis=1)
                 caption[start : start + n, c, k] = ok[:, :caption_sentences].sum(axis=1)
     return right, caption
+
+
+RUN_BATCH = 250  # sentences run through a machine at once by copies_right
+
+
+def copies_right(machine: str, sentences: np.ndarray, n_names: int, beta: float) -> dict:
+    """Per copy, whether the machine's argmax is the rule's answer, for every sentence. Run
+    RUN_BATCH sentences at a time: each sentence's run is its own (the batch only stacks them),
+    and streams of a few thousand sentences (S x T x 253) are slower to run in one piece."""
+    right = {copy: [] for copy in COPIES}
+    for start in range(0, len(sentences), RUN_BATCH):
+        s = sentences[start : start + RUN_BATCH]
+        sc = score_copies(
+            run_machine(machine, s, n_names, beta, site_array(s, n_names)), s, n_names, True
+        )
+        for copy in COPIES:
+            right[copy].append(sc[copy]["right"])
+    return {copy: np.concatenate(parts) for copy, parts in right.items()}
 
 
 def _register_tops(x: np.ndarray, start: int, size: int) -> tuple[np.ndarray, np.ndarray]:
