@@ -12,7 +12,7 @@ from attnmem.figure_settings import settings_of
 from attnmem.figures import catalog
 from attnmem.registry_lint import check_registry_once, summary
 from attnmem.schema import load_manifest
-from attnmem.costs import in_process, load_costs, over_limits, point_count
+from attnmem.costs import in_process, load_costs, over_limits, point_count, work_seconds
 from attnmem.shards import shards_of
 from attnmem import snapshots
 from snakemake.logging import logger

@@ -57,6 +57,8 @@ for _name, _block in config["experiments"].items():
                 f"logs/{_name}.log",
             benchmark:
                 f"logs/benchmarks/{_name}.tsv"
+            # longest first (its measured seconds), so that short jobs fill the gaps at the end
+            priority: round(work_seconds(_name, _block, MANIFEST, COSTS) or 0)
             group:
                 "experiments"
             conda:
