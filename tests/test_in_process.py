@@ -1,6 +1,6 @@
-"""Experiments cheaper than a process start, and every figure job, run in a thread of Snakemake
-itself (a `run:` job, attnmem.costs.in_process). Which experiments do, and that their cubes and
-figures equal those of a separate process holding BLAS to one thread, as a script job does."""
+"""Experiments cheaper than a process start run in a thread of Snakemake itself (a `run:` job,
+attnmem.costs.in_process). Which ones do, and that their cubes equal those of a separate
+process holding BLAS to one thread, as a script job does."""
 
 from __future__ import annotations
 
@@ -66,25 +66,6 @@ def test_in_process_cubes_equal_those_of_a_separate_process(pipeline, tmp_path):
             xr.open_dataset(tmp_path / f"{name}.nc") as theirs,
         ):
             xr.testing.assert_identical(ours.drop_attrs(), theirs.drop_attrs())
-
-
-@pytest.mark.pipeline
-@pytest.mark.parametrize("module", ["fast_weights", "unified_view"])
-def test_figures_drawn_in_process_equal_those_of_a_separate_process(pipeline, tmp_path, module):
-    """Figure jobs run in a thread of Snakemake, after other figure modules in the same
-    process: their PNG and SVG files equal those a fresh Python draws from the same cubes."""
-    from attnmem.figures import catalog
-
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "OPENBLAS_NUM_THREADS": "1"}
-    subprocess.run(
-        [sys.executable, "-m", "attnmem", "figure", module,
-         "--results", str(pipeline / "results"), "--out-dir", str(tmp_path)],
-        check=True, capture_output=True, env=env, cwd=ROOT,
-    )  # fmt: skip
-    for fig in catalog.groups()[module]:
-        for suffix in (".png", ".svg"):
-            ours = (pipeline / "figures" / f"{fig.id}{suffix}").read_bytes()
-            assert ours == (tmp_path / f"{fig.id}{suffix}").read_bytes(), fig.id + suffix
 
 
 def test_training_never_shares_a_process():

@@ -171,11 +171,10 @@ def write_snapshot(path: str | Path, key: str, payload: Mapping, log_file=None) 
         Path(log_file).write_text(f"wrote {path}{gone}\n", encoding="utf-8")
 
 
-def figures_job(smk, own_log: bool = True) -> None:
+def figures_job(smk) -> None:
     """The figures of one figure module (its source file is the rule's ``module`` input), with
     the module's settings from the config Snakemake passes."""
-    if own_log:
-        setup_logging(smk.log[0] if smk.log else None)
+    setup_logging(smk.log[0] if smk.log else None)
     from .figure_settings import settings_of
     from .figures import catalog
 
@@ -191,21 +190,6 @@ def figures_job(smk, own_log: bool = True) -> None:
         checks = draw_figures(module, cube_paths, settings, pngs)
     # what tests/test_figure_layout.py reads, so that it need not draw every figure again
     Path(smk.output.checks).write_text(json.dumps(checks, indent=1) + "\n", encoding="utf-8")
-
-
-def figures_in_thread(job) -> None:
-    """A figure job run in a thread of Snakemake (a `run:` job; ``job`` holds the rule's input,
-    output, log and config as a script job's ``snakemake`` object does): figures_job one such
-    job at a time, behind the lock of the in-process experiments (netCDF/HDF5, which reads the
-    cubes, is not thread-safe; neither is pyplot), with this thread's records in its log. It
-    saves each figure job a Python start and the imports of numpy, xarray and matplotlib."""
-    from .jobs import _ONE_AT_A_TIME, _one_blas_thread
-    from .logs import thread_log
-
-    with _ONE_AT_A_TIME:
-        _one_blas_thread()
-        with thread_log(job.log[0]):
-            figures_job(job, own_log=False)
 
 
 def claims_job(smk) -> None:

@@ -1,6 +1,5 @@
 # One rule per figure module (src/attnmem/figures/<module>.py): its figures are drawn by one job,
-# a `run:` job that the laptop profile runs in a thread of Snakemake (matplotlib, numpy and
-# xarray are imported once for all modules), one at a time with the in-process experiments. The figures, the cubes they read and the settings
+# so matplotlib is imported once per module. The figures, the cubes they read and the settings
 # they pick are read from the modules' text (attnmem.figures.catalog), without importing them.
 # Each figure's caption is its function's docstring, which the job writes beside the PNG for the
 # report and the gallery. Figures are drawn where Snakemake runs (localrule), never sent to a
@@ -64,14 +63,10 @@ for _module, _figures in catalog.groups().items():
         benchmark:
             f"logs/benchmarks/figures_{_module}.tsv"
         localrule: True
+        conda:
+            "../envs/attnmem.yaml"
         threads: 1
         resources:
             mem_mb=2048,
-            in_process=1,  # one at a time, with the in-process experiments (cli.py locks too)
-        run:
-            from types import SimpleNamespace
-            from attnmem.cli import figures_in_thread
-
-            figures_in_thread(
-                SimpleNamespace(input=input, output=output, log=log, config=config)
-            )
+        script:
+            "../scripts/draw_figures.py"

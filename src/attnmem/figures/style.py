@@ -124,9 +124,6 @@ def ring_label(ax, xy, text: str, dot_area: float, **kwargs) -> None:
 
 
 def apply() -> None:
-    """The house style, from the settings a fresh Python starts with: a figure job that runs in
-    a thread of Snakemake (after other figure jobs) draws exactly what one of its own would."""
-    matplotlib.rc_file_defaults()
     plt.rcParams.update(RC)
     plt.rcParams["axes.prop_cycle"] = matplotlib.cycler(color=list(CYCLE))
 
