@@ -67,6 +67,31 @@ def memorise(torch, width, d_in, vocab, n_facts, steps, lr):
     return ce, acc
 
 
+def capacity_params(data: str) -> dict:
+    """The parameters both capacity experiments declare: how much information the ``data``
+    hold per parameter, and the full-batch Adam run that memorises them."""
+    return {
+        "data_bits_per_param": real(gt=0, doc=f"information in the {data} per parameter"),
+        "steps": integer(min=1, doc="full-batch Adam steps", work=True),
+        "lr": real(gt=0, doc="peak Adam learning rate (cosine schedule to zero)"),
+    }
+
+
+def capacity_outputs(size: str, model: str, data: str, stored: str, right: str) -> tuple:
+    """The outputs of a capacity experiment, per model ``size`` (a coordinate), and the slope
+    of bits stored against parameters over the sizes; ``stored`` names the bits in the data
+    that a model can store."""
+    return (
+        Output("n_params", f"parameters of the {model}", "parameters", dims=(size,)),
+        Output(f"n_{data}", f"random {data} to memorise", data, dims=(size,)),
+        Output("bits", f"bits stored: {stored} minus remaining cross-entropy", "bits", (size,)),
+        Output("bits_per_param", "bits stored per parameter", "bits", dims=(size,)),
+        Output("stored_fraction", f"bits stored over {stored}", dims=(size,)),
+        Output("accuracy", f"fraction of {right}", dims=(size,)),
+        Output("slope", "least-squares slope of bits stored against parameters", "bits"),
+    )
+
+
 @experiment(
     own_process=True,  # trains with torch (its generator is process-wide)
     grid={"seed": seeds(doc="training replicates (facts and initialisation)")},
@@ -74,19 +99,9 @@ def memorise(torch, width, d_in, vocab, n_facts, steps, lr):
         "widths": ints(min=1, ranges=False, doc="hidden widths of the MLPs", work=True),
         "d_in": integer(min=1, doc="dimension of the random keys"),
         "vocab": integer(min=2, doc="classes a value is drawn from"),
-        "data_bits_per_param": real(gt=0, doc="information in the facts per parameter"),
-        "steps": integer(min=1, doc="full-batch Adam steps", work=True),
-        "lr": real(gt=0, doc="peak Adam learning rate (cosine schedule to zero)"),
+        **capacity_params("facts"),
     },
-    outputs=(
-        Output("n_params", "parameters of the MLP", "parameters", dims=("width",)),
-        Output("n_facts", "random facts to memorise", "facts", dims=("width",)),
-        Output("bits", "bits stored: n log2 V minus remaining cross-entropy", "bits", ("width",)),
-        Output("bits_per_param", "bits stored per parameter", "bits", dims=("width",)),
-        Output("stored_fraction", "bits stored over the bits in the facts", dims=("width",)),
-        Output("accuracy", "fraction of facts answered correctly", dims=("width",)),
-        Output("slope", "least-squares slope of bits stored against parameters", "bits"),
-    ),
+    outputs=capacity_outputs("width", "MLP", "facts", "n log2 V", "facts answered correctly"),
     coords={"width": from_param("widths")},
     sections=("memory-math ch. 5 (line 26 char 1357, measured bits per parameter)",),
 )
@@ -174,24 +189,10 @@ def memorise_sequences(torch, params: dict, seqs: np.ndarray, steps: int, lr: fl
         "mlp_ratio": integer(min=0, doc="MLP hidden width over d_model (0: attention only)"),
         "vocab": integer(min=2, doc="tokens a sequence is drawn from"),
         "length": integer(min=2, doc="tokens per sequence (the first is not predicted)"),
-        "data_bits_per_param": real(gt=0, doc="information in the sequences per parameter"),
-        "steps": integer(min=1, doc="full-batch Adam steps", work=True),
-        "lr": real(gt=0, doc="peak Adam learning rate (cosine schedule to zero)"),
+        **capacity_params("sequences"),
     },
-    outputs=(
-        Output("n_params", "parameters of the transformer", "parameters", dims=("d_model",)),
-        Output("n_sequences", "random sequences to memorise", "sequences", dims=("d_model",)),
-        Output(
-            "bits", "bits stored: predicted tokens' bits minus cross-entropy", "bits", ("d_model",)
-        ),
-        Output("bits_per_param", "bits stored per parameter", "bits", dims=("d_model",)),
-        Output(
-            "stored_fraction",
-            "bits stored over the bits in the predicted tokens",
-            dims=("d_model",),
-        ),
-        Output("accuracy", "fraction of predicted tokens predicted right", dims=("d_model",)),
-        Output("slope", "least-squares slope of bits stored against parameters", "bits"),
+    outputs=capacity_outputs(
+        "d_model", "transformer", "sequences", "predicted tokens' bits", "predicted tokens right"
     ),
     coords={"d_model": from_param("d_models")},
     sections=("memory-math ch. 5 (line 26 char 1357, measured bits per parameter)",),
