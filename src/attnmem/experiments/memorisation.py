@@ -92,6 +92,21 @@ def capacity_outputs(size: str, model: str, data: str, stored: str, right: str) 
     )
 
 
+def capacity_result(data: str, n_params, n_data, bits, data_bits, accuracy) -> dict:
+    """The outputs of capacity_outputs from per-size lists: parameters, data items (``n_`` +
+    ``data``), bits stored, bits in the data a model can store, and accuracy."""
+    n_params, bits = np.array(n_params, float), np.array(bits)
+    return {
+        "n_params": n_params,
+        f"n_{data}": np.array(n_data, float),
+        "bits": bits,
+        "bits_per_param": bits / n_params,
+        "stored_fraction": bits / np.array(data_bits),
+        "accuracy": np.array(accuracy),
+        "slope": float(np.polyfit(n_params, bits, 1)[0]),
+    }
+
+
 @experiment(
     own_process=True,  # trains with torch (its generator is process-wide)
     grid={"seed": seeds(doc="training replicates (facts and initialisation)")},
@@ -127,17 +142,8 @@ def fact_capacity(
         ce, a = memorise(torch, int(w), d_in, vocab, int(n), steps, lr)
         bits.append(bits_stored(ce, int(n), vocab))
         acc.append(a)
-    bits = np.array(bits)
-    slope = float(np.polyfit(n_params.astype(float), bits, 1)[0])
-    return {
-        "n_params": n_params.astype(float),
-        "n_facts": n_facts.astype(float),
-        "bits": bits,
-        "bits_per_param": bits / n_params,
-        "stored_fraction": bits / (n_facts * math.log2(vocab)),
-        "accuracy": np.array(acc),
-        "slope": slope,
-    }
+    data_bits = n_facts * math.log2(vocab)
+    return capacity_result("facts", n_params, n_facts, bits, data_bits, acc)
 
 
 # ----------------------------------------------------------------------------- sequences
@@ -235,13 +241,4 @@ def sequence_capacity(
         bits.append(out["bits"])
         data_bits.append(out["tokens"] * math.log2(vocab))
         acc.append(out["accuracy"])
-    n_params, n_seqs, bits = np.array(n_params, float), np.array(n_seqs, float), np.array(bits)
-    return {
-        "n_params": n_params,
-        "n_sequences": n_seqs,
-        "bits": bits,
-        "bits_per_param": bits / n_params,
-        "stored_fraction": bits / np.array(data_bits),
-        "accuracy": np.array(acc),
-        "slope": float(np.polyfit(n_params, bits, 1)[0]),
-    }
+    return capacity_result("sequences", n_params, n_seqs, bits, data_bits, acc)
