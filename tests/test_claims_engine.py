@@ -206,3 +206,43 @@ def test_a_transform_perturbs_what_is_read():
     assert judge(e, c, mutate_for(e)).verdict == "discrepant"
     bound = entry("0.5", check, stated={"value": "0.5", "relation": ">"})
     assert judge(bound, c, mutate_for(bound)).verdict == "discrepant"
+
+
+def test_a_strict_bound_on_a_mean_must_clear_its_statistical_band():
+    """mc's mean is 0.5 with a standard error of about 0.0005 (400 replicates): a bound 5 SE
+    under it is cleared, one 1 SE under it sits inside the 4-SE band and is not shown."""
+    c = cube()
+    check = {"cube": "c", "var": "mc", "sel": {"d": 4}, "over": "seed"}
+    mean = float(c["c"].mc.sel(d=4).mean())
+    se = float(c["c"].mc.sel(d=4).std(ddof=1)) / 20
+    clear = entry(f"{mean - 5 * se:.6f}", check, tolerance={"se_mean": 4})
+    clear["stated"]["relation"] = ">"
+    close = entry(f"{mean - se:.6f}", check, tolerance={"se_mean": 4})
+    close["stated"]["relation"] = ">"
+    assert judge(clear, c).verdict == "reproduced"
+    row = judge(close, c)
+    assert row.verdict == "discrepant" and row.why().startswith("Unresolved")
+    below = entry(f"{mean + se:.6f}", check, tolerance={"se_mean": 4})
+    below["stated"]["relation"] = "<"
+    assert judge(below, c).verdict == "discrepant"
+    # a non-strict bound that the band reaches is not refuted
+    reach = entry(f"{mean + se:.6f}", check, tolerance={"se_mean": 4})
+    reach["stated"]["relation"] = ">="
+    assert judge(reach, c).verdict == "reproduced"
+
+
+def test_an_extreme_over_replicates_holds_a_bound_in_every_replicate():
+    c = cube()
+    x = c["c"].mc.sel(d=4)
+    low, high = float(x.min()), float(x.max())
+    every = entry(f"{low - 1e-3:.6f}", {"cube": "c", "var": "mc", "sel": {"d": 4}, "min": "seed"})
+    every["stated"]["relation"] = ">"
+    assert judge(every, c).verdict == "reproduced"
+    one_short = entry(
+        f"{low + 1e-3:.6f}", {"cube": "c", "var": "mc", "sel": {"d": 4}, "min": "seed"}
+    )
+    one_short["stated"]["relation"] = ">"  # every replicate but the lowest few clears it
+    assert judge(one_short, c).verdict == "discrepant"
+    under = entry(f"{high + 1e-3:.6f}", {"cube": "c", "var": "mc", "sel": {"d": 4}, "max": "seed"})
+    under["stated"]["relation"] = "<"
+    assert judge(under, c).verdict == "reproduced"

@@ -113,6 +113,13 @@ def test_the_lint_catches_what_it_should():
             "check": check,
             "tolerance": {"se": 4},
         },
+        {
+            **base,
+            "id": "memory-math/ch3/largest-above",  # passes when one replicate does
+            "evidence": "trained",
+            "stated": {"value": "0", "relation": ">"},
+            "check": {**check, "max": "seed"},
+        },
     ]
     bad = [claims.expand_entry(e) for e in raw]
     problems = registry_lint.verdict_rules(bad) + registry_lint.tolerance_rules(bad)

@@ -295,6 +295,10 @@ def read_check(check: Mapping, cubes: Mapping) -> Reading:
         raise KeyError(f"cube {check['cube']!r} has no variable {check['var']!r}")
     da = _select(ds[check["var"]], check.get("sel", {}))
     long_name = f"{check['cube']}.{check['var']}: {da.attrs.get('long_name', '')}"
+    for how, word in (("max", "largest"), ("min", "smallest")):
+        if how in check:  # a bound that must hold in every replicate: read the nearest one
+            da = getattr(da, how)(check[how])
+            long_name += f" ({word} over {check[how]})"
     over = check.get("over")
     if "argmax" in check:
         dim = check["argmax"]
@@ -348,6 +352,7 @@ class Outcome:
     tolerance: str
     ok: bool
     long_name: str = ""
+    note: str = ""  # what the table's why must add (a bound the noise leaves unresolved)
 
 
 @dataclass
@@ -363,6 +368,7 @@ class Row:
     error: str | None = None
     literal: Outcome | None = None  # the statement as written, when the entry reads it apart
     long_name: str = ""
+    note: str = ""  # the judge's own sentence for the why (Outcome.note)
 
     def as_dict(self) -> dict:
         e = self.entry
@@ -389,7 +395,7 @@ class Row:
     def why(self) -> str:
         if self.error is not None:
             return f"ERROR: {self.error}"
-        text = self.entry.get("why", "")
+        text = f"{self.note} {self.entry.get('why', '')}".strip()
         if self.literal is not None:
             lit = self.literal
             note = (
@@ -480,6 +486,36 @@ def _tolerances(tol, stated: list[Printed], reading: Reading) -> tuple[list, str
     return [k * c for c in combined], f"{k:.3g} combined SE over {n_rep} replicates ({bands})"
 
 
+def _bound_margins(relation: str, tol, stated: list[Printed], reading: Reading):
+    """The margins of an inequality, and how to print the rule.
+
+    A bound on a number computed once is the number itself: its printed digits give no slack
+    (an exact or absolute tolerance still allows rounding). A bound on a Monte Carlo mean is
+    judged against the statistical band of that mean (k standard errors of our mean, k the
+    tolerance's own or 4, as a Student-t quantile): a strict inequality holds only when the
+    whole band lies on its side, so that noise cannot pass it; a non-strict one (which an
+    equality satisfies, and which a mean can therefore only refute) holds unless the band lies
+    wholly on the wrong side."""
+    n = len(stated)
+    if reading.spread is None:
+        if tol == "printed":
+            return [0.0] * n, f"computed {relation} stated"
+        tols, _ = _tolerances(tol, stated, reading)
+        strict = relation in (">", "<")
+        return ([0.0] * n if strict else tols), f"computed {relation} stated"
+    n_rep = reading.n_replicates
+    keys = ("se", "se_mean", "se_identity")
+    own = next((tol[k] for k in keys if isinstance(tol, dict) and k in tol), None)
+    k = student_k(float(own) if own is not None else APPROX_K, n_rep)
+    bands = [k * sd / math.sqrt(n_rep) for sd in reading.spread]
+    side = "clear of" if relation in (">", "<") else "not wholly beyond"
+    shown = ";".join(f"±{b:.3g}" for b in bands)
+    return bands, (
+        f"computed {relation} stated, our mean {side} the bound by {k:.3g} SE over "
+        f"{n_rep} replicates ({shown})"
+    )
+
+
 def _agrees(relation: str, computed, printed: Printed, tol: float) -> bool:
     if printed.label is not None or isinstance(computed, str):
         return str(computed) == (printed.label if printed.label is not None else printed.text)
@@ -490,11 +526,11 @@ def _agrees(relation: str, computed, printed: Printed, tol: float) -> bool:
     if relation == "=":
         return abs(c - s) <= slack
     if relation == ">":
-        return c > s
+        return c - tol > s
     if relation == ">=":
         return c >= s - slack
     if relation == "<":
-        return c < s
+        return c + tol < s
     if relation == "<=":
         return c <= s + slack
     raise ValueError(f"unknown relation {relation!r}")
@@ -548,10 +584,10 @@ def judge_check(
         raise ValueError(f"{len(stated)} stated values but the check reads {len(values)}")
     if isinstance(tol, dict) and "quantile" in tol:
         return _judge_draw(stated, reading, float(tol["quantile"]))
-    tols, tol_text = _tolerances(tol, stated, reading)
-    if relation != "=" and tol == "printed":
-        # A bound is the number itself: its printed digits give no slack.
-        tols = [0.0] * len(stated)
+    if relation == "=":
+        tols, tol_text = _tolerances(tol, stated, reading)
+    else:
+        tols, tol_text = _bound_margins(relation, tol, stated, reading)
     ok = [_agrees(relation, c, p, t) for c, p, t in zip(values, stated, tols, strict=True)]
     diffs = []
     for i, (c, p) in enumerate(zip(values, stated, strict=True)):
@@ -562,8 +598,10 @@ def judge_check(
         d = float(c) - p.number
         text = _fmt(d)
         if reading.spread is not None:
-            of_mean = tol == "approx" or (
-                isinstance(tol, dict) and ("se_mean" in tol or "se_identity" in tol)
+            of_mean = (
+                relation != "="
+                or tol == "approx"
+                or (isinstance(tol, dict) and ("se_mean" in tol or "se_identity" in tol))
             )
             combined = reading.spread[i] * math.sqrt(
                 1 / reading.n_replicates if of_mean else 1 + 1 / reading.n_replicates
@@ -573,8 +611,6 @@ def judge_check(
             else:
                 text += " (no spread)" if d == 0 else " (z=inf, no spread)"
         diffs.append(text)
-    if relation != "=":
-        tol_text = f"computed {relation} stated"
     return Outcome(
         ";".join(p.text for p in stated),
         ";".join(_fmt(v) for v in values),
@@ -582,6 +618,27 @@ def judge_check(
         tol_text,
         all(ok),
         reading.long_name,
+        _unresolved(relation, values, stated, ok, reading),
+    )
+
+
+def _unresolved(relation: str, values, stated: list[Printed], ok: list[bool], reading) -> str:
+    """The sentence for a strict bound whose mean lies on the stated side but inside its
+    statistical band: not shown to hold, not shown to fail, at this replicate count."""
+    if relation not in (">", "<") or reading.spread is None:
+        return ""
+    sign = 1 if relation == ">" else -1
+    idle = [
+        i
+        for i, (c, p, good) in enumerate(zip(values, stated, ok, strict=True))
+        if not good and sign * (float(c) - p.number) > 0
+    ]
+    if not idle:
+        return ""
+    which = "" if len(values) == 1 else f" (value {', '.join(str(i + 1) for i in idle)})"
+    return (
+        f"Unresolved{which}: our mean is on the stated side of the bound but within its "
+        f"statistical band over {reading.n_replicates} replicates; more replicates would decide."
     )
 
 
@@ -641,6 +698,7 @@ def judge(entry: Mapping, cubes: Mapping, transform=None) -> Row:
             verdict_of(entry, out.ok, literal),
             literal=literal,
             long_name=out.long_name,
+            note=out.note,
         )
     except Exception as exc:  # a broken check is shown in the table, and fails its test
         return Row(entry, stated_text, "", "", "", "error", error=f"{type(exc).__name__}: {exc}")

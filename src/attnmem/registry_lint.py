@@ -140,6 +140,18 @@ def _monte_carlo(e: Mapping) -> list[str]:
     relation = (e.get("stated") or {}).get("relation", "=")
     if any(over) and relation == "=" and kind not in STATISTICAL | {"approx", "abs", "exact"}:
         out.append("a mean over replicates needs a statistical tolerance")
+    for c in claims.checks_of(e):
+        # the largest replicate bounds from above, the smallest from below: any other pairing
+        # would pass when one replicate does, not when every one does
+        wanted = {"max": ("<", "<="), "min": (">", ">=")}
+        for how, relations in wanted.items():
+            if how in c and relation not in relations:
+                out.append(
+                    f"'{how}: {c[how]}' reads a bound in every replicate only with "
+                    f"relation {' or '.join(relations)}, not {relation!r}"
+                )
+        if c.get("over") and ("max" in c or "min" in c):
+            out.append("a check takes a mean ('over') or an extreme ('max', 'min'), not both")
     return out
 
 
@@ -212,10 +224,12 @@ def _check(c: Mapping, manifest: Mapping, grids: Mapping | None) -> list[str]:
         dims = set(exp["grid"]) | set(outputs[c["var"]])
     out = []
     read = f"{cube}.{c['var']}" if "var" in c else cube
-    for key in [*sel, *filter(None, [c.get("over"), c.get("argmax"), c.get("size")])]:
+    named = [c.get(k) for k in ("over", "max", "min", "argmax", "size")]
+    for key in [*sel, *filter(None, named)]:
         if key not in dims:
             out.append(f"{read} has no dim {key!r}")
-    if "var" in c and "seed" in exp["grid"] and not c.get("over") and "seed" not in sel:
+    reduced = {c.get(k) for k in ("over", "max", "min")}
+    if "var" in c and "seed" in exp["grid"] and "seed" not in reduced and "seed" not in sel:
         out.append(
             f"{cube}.{c['var']} is read at every seed; select the seeds "
             "(sel: {seed: [...]}) or judge over them, so that more seeds change nothing"
@@ -254,7 +268,8 @@ def count_problems(entries: Iterable[Mapping], manifest: Mapping, grids: Mapping
         if c.get("argmax") or c.get("size") or c["cube"] not in manifest:
             continue
         exp, sel = manifest[c["cube"]], c.get("sel") or {}
-        kept = [d for d in [*exp["grid"], *exp["outputs"].get(c["var"], [])] if d != c.get("over")]
+        reduced = {c.get(k) for k in ("over", "max", "min")}
+        kept = [d for d in [*exp["grid"], *exp["outputs"].get(c["var"], [])] if d not in reduced]
         count = 1
         for dim in kept:
             if dim in sel:
