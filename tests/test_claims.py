@@ -6,6 +6,7 @@ import pytest
 from conftest import REGISTRY
 
 from attnmem import claims
+from attnmem.config import load_yaml
 from attnmem.registry_lint import expected
 
 ENTRIES = claims.load_registry(REGISTRY)
@@ -37,7 +38,11 @@ def test_rendered_tables_and_gallery_exist(pipeline):
     html = (pipeline / "figures" / "index.html").read_text(encoding="utf-8")
     from attnmem.figures import catalog
 
+    vector = load_yaml(pipeline / "config" / "config.yaml").get("svg", False)
     for fig in catalog.FIGURES:
         assert f"id='{fig.id}'" in html
         assert (pipeline / "figures" / f"{fig.id}.png").stat().st_size > 1000
-        assert (pipeline / "figures" / f"{fig.id}.svg").exists()
+        # the image opens its SVG when the config asks for SVGs, else the PNG at full size
+        full = f"{fig.id}.svg" if vector else f"{fig.id}.png"
+        assert f"<a href='{full}'><img src='{fig.id}.png'" in html
+        assert (pipeline / "figures" / full).exists()

@@ -212,9 +212,36 @@ def test_problems_gathers_every_check_and_a_job_writes_them_for_each_figure(tmp_
     ax.text(0.5, 0.5, "one label", fontsize=style.NORMAL)
     ax.text(0.5, 0.5, "another label", fontsize=13)
     found = style.save(fig, tmp_path / "crowded.png")
-    assert (tmp_path / "crowded.png").exists() and (tmp_path / "crowded.svg").exists()
+    assert (tmp_path / "crowded.png").exists() and not (tmp_path / "crowded.svg").exists()
     assert any("overlaps text" in p for p in found), found
     assert "font sizes [13.0] are not among the style's [8, 10, 11]" in found
+
+
+def _labelled_figure():
+    style.apply()
+    fig, ax = plt.subplots(figsize=(3, 2), layout="constrained")
+    ax.plot([0, 1, 2], [0, 1, 4], color=style.STORED, label="stored")
+    ax.set_xlabel("memories $m$")
+    ax.set_title("a title")
+    ax.legend()
+    return fig
+
+
+def test_save_cuts_the_png_as_savefig_frames_it_and_writes_an_svg_on_request(tmp_path):
+    """The PNG is the checked draw cut to the tight box plus savefig's pad: the same size as
+    savefig(bbox_inches="tight") gives (to a pixel of rounding), the same bytes each time,
+    with a white margin; svg=True adds the vector copy."""
+    style.save(_labelled_figure(), tmp_path / "cut.png", svg=True)
+    style.save(_labelled_figure(), tmp_path / "again.png")
+    _labelled_figure().savefig(tmp_path / "framed.png", bbox_inches="tight")
+    cut = plt.imread(tmp_path / "cut.png")
+    framed = plt.imread(tmp_path / "framed.png")
+    assert abs(cut.shape[0] - framed.shape[0]) <= 2 and abs(cut.shape[1] - framed.shape[1]) <= 2
+    assert (tmp_path / "cut.png").read_bytes() == (tmp_path / "again.png").read_bytes()
+    assert (cut[:3] == 1).all() and (cut[:, :3] == 1).all(), "the pad is the white background"
+    assert (cut < 1).any(), "something is drawn"
+    assert (tmp_path / "cut.svg").read_text().lstrip().startswith("<?xml")
+    assert not (tmp_path / "again.svg").exists()
 
 
 @pytest.mark.pipeline

@@ -14,7 +14,7 @@ import xarray as xr
 from conftest import ROOT
 
 from attnmem.config import load_yaml
-from attnmem.costs import START_SECONDS, in_process, load_costs
+from attnmem.costs import IN_PROCESS_SECONDS, in_process, load_costs
 from attnmem.schema import load_manifest
 
 DEFAULT = load_yaml(ROOT / "config" / "config.yaml")
@@ -30,7 +30,7 @@ def test_a_cheap_grid_runs_in_process_until_it_is_widened_past_a_start_up():
     cost = {"toy": {"seconds_per_point": 0.01}}
     manifest = {"toy": {"grid": ["seed"]}}
     assert in_process("toy", {"seed": {"count": 10}}, manifest, cost)  # 0.1 s of work
-    widened = int(START_SECONDS / 0.01) + 1
+    widened = int(IN_PROCESS_SECONDS / 0.01) + 1
     assert not in_process("toy", {"seed": {"count": widened}}, manifest, cost)
     assert not in_process("never_measured", {"seed": {"count": 1}}, manifest, cost)
 

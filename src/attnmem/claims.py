@@ -428,11 +428,14 @@ def student_k(k: float, n_rep: int) -> float:
     """The band, in our standard errors, with the false-alarm rate of k normal standard errors
     when the standard error is itself estimated from ``n_rep`` replicates (Student t with
     n_rep - 1 degrees of freedom): 4 stays 4.1 at 200 replicates but becomes 6.9 at 10."""
-    from scipy import stats  # here, not at the top: the Snakefile imports this module to parse
+    # scipy.special, not scipy.stats (a second more to import in the claims job); here, not at
+    # the top: the Snakefile imports this module to parse
+    from scipy import special
 
     if n_rep < 2:
         raise ValueError("a standard error needs at least two replicates")
-    return float(stats.t.isf(stats.norm.sf(k), df=n_rep - 1))
+    # the t quantile above which lies the normal tail beyond k (stats.t.isf(stats.norm.sf(k)))
+    return float(special.stdtrit(n_rep - 1, special.ndtr(k)))
 
 
 APPROX_K = 4.0  # the statistical band added to the approximation band for a Monte Carlo mean

@@ -20,10 +20,15 @@ from .logs import log, logged_failure, setup_logging
 
 
 def draw_figures(
-    module: str, cube_paths: Mapping[str, str], settings: Mapping, pngs: Mapping[str, str | Path]
+    module: str,
+    cube_paths: Mapping[str, str],
+    settings: Mapping,
+    pngs: Mapping[str, str | Path],
+    svg: bool = False,
 ) -> dict[str, list[str]]:
-    """Draw every figure of a figure module: figure ``id`` to ``pngs[id]``, with an SVG and its
-    caption (``.rst``, the function's docstring) beside it. ``settings`` is the module's block
+    """Draw every figure of a figure module: figure ``id`` to ``pngs[id]``, with its caption
+    (``.rst``, the function's docstring) and, if ``svg``, an SVG beside it. ``settings`` is the
+    module's block
     of config ``figures``; each function gets the cubes and the settings it declares. Returns
     each figure's readability problems (attnmem.figures.style.problems; empty lists when
     every figure reads well)."""
@@ -45,7 +50,7 @@ def draw_figures(
         draw = functions[fig.id]
         path = Path(pngs[fig.id])
         chosen = {name: settings[name] for name in fig.settings}
-        checks[fig.id] = style.save(draw({c: cubes[c] for c in fig.cubes}, **chosen), path)
+        checks[fig.id] = style.save(draw({c: cubes[c] for c in fig.cubes}, **chosen), path, svg)
         path.with_suffix(".rst").write_text(catalog.caption(draw) + "\n", encoding="utf-8")
         log.info("drew %s", path)
     return checks
@@ -143,17 +148,23 @@ def list_mutants(registry, results) -> int:
 
 
 def build_gallery(
-    ids: Sequence[str], pngs: Sequence[str], captions: Sequence[str], claims_csv, out_path
+    ids: Sequence[str],
+    pngs: Sequence[str],
+    captions: Sequence[str],
+    claims_csv,
+    out_path,
+    svg: bool = False,
 ) -> None:
     """figures/index.html from the figures ``ids`` (in the order of their PNG and caption
-    files): each figure, its caption as the figure job wrote it, and its claims."""
+    files): each figure, its caption as the figure job wrote it, and its claims; each image
+    links to its SVG when ``svg`` (the figure jobs wrote one), else to the PNG itself."""
     from .gallery import caption_text, render
 
     figures = [
         {"id": fig_id, "png": png, "caption": caption_text(Path(cap).read_text(encoding="utf-8"))}
         for fig_id, png, cap in zip(ids, pngs, captions, strict=True)
     ]
-    render(figures, claims_csv, out_path)
+    render(figures, claims_csv, out_path, svg)
     log.info("wrote %s with %d figures", out_path, len(figures))
 
 
@@ -172,24 +183,32 @@ def write_snapshot(path: str | Path, key: str, payload: Mapping, log_file=None) 
 
 
 def figures_job(smk) -> None:
-    """The figures of one figure module (its source file is the rule's ``module`` input), with
-    the module's settings from the config Snakemake passes."""
+    """The figures of some figure modules (their source files are the rule's ``modules``
+    input, their PNGs the ``png`` output in the same order), with each module's settings from
+    the config Snakemake passes."""
     setup_logging(smk.log[0] if smk.log else None)
     from .figure_settings import settings_of
     from .figures import catalog
 
-    module = catalog.module_of(smk.input.module)
-    settings = settings_of(smk.config, module)
     cube_paths = {Path(p).stem: p for p in smk.input.cubes}
-    pngs = {}
-    for fig, png in zip(catalog.groups()[module], smk.output.png, strict=True):
-        if not str(png).endswith(f"{fig.id}.png"):  # the rule lists them in catalog order
-            raise RuntimeError(f"output {png} is not the PNG of figure {fig.id}")
-        pngs[fig.id] = png
-    with logged_failure():
-        checks = draw_figures(module, cube_paths, settings, pngs)
-    # what tests/test_figure_layout.py reads, so that it need not draw every figure again
-    Path(smk.output.checks).write_text(json.dumps(checks, indent=1) + "\n", encoding="utf-8")
+    pngs = iter(smk.output.png)
+    checks_files = list(smk.output.checks)
+    for source, checks_file in zip(smk.input.modules, checks_files, strict=True):
+        module = catalog.module_of(source)
+        if Path(checks_file).stem != module:
+            raise RuntimeError(f"output {checks_file} does not hold the checks of {module}")
+        module_pngs = {}
+        for fig in catalog.groups()[module]:
+            png = next(pngs)
+            if not str(png).endswith(f"{fig.id}.png"):  # the rule lists them in catalog order
+                raise RuntimeError(f"output {png} is not the PNG of figure {fig.id}")
+            module_pngs[fig.id] = png
+        cubes = {c: cube_paths[c] for c in catalog.cubes_of(catalog.groups()[module])}
+        settings = settings_of(smk.config, module)
+        with logged_failure():
+            checks = draw_figures(module, cubes, settings, module_pngs, bool(smk.output.svg))
+        # what tests/test_figure_layout.py reads, so that it need not draw every figure again
+        Path(checks_file).write_text(json.dumps(checks, indent=1) + "\n", encoding="utf-8")
 
 
 def claims_job(smk) -> None:
@@ -204,7 +223,9 @@ def gallery_job(smk) -> None:
     from .figures import catalog
 
     ids = [f.id for f in catalog.scan()]
-    build_gallery(ids, smk.input.pngs, smk.input.captions, smk.input.claims, smk.output[0])
+    build_gallery(
+        ids, smk.input.pngs, smk.input.captions, smk.input.claims, smk.output[0], smk.params.svg
+    )
 
 
 # ----------------------------------------------------------------------------- command line

@@ -88,9 +88,12 @@ def _links(fig: catalog.Figure | None, results: Path, base: Path) -> str:
     return f"<p class='links'>Cubes: {cubes or '<em>none, a diagram</em>'} · Drawn by: {drawn}</p>"
 
 
-def render(figures: list[dict], claims_csv: str | Path, out_path: str | Path) -> str:
+def render(
+    figures: list[dict], claims_csv: str | Path, out_path: str | Path, svg: bool = False
+) -> str:
     """``figures``: dicts with id, png (path), caption (text). Links are relative to out_path;
-    the cubes are taken to sit beside the claims table (results/)."""
+    the cubes are taken to sit beside the claims table (results/); an image opens its SVG
+    when ``svg`` (the figure jobs wrote them), else the PNG at full size."""
     with open(claims_csv, encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     supported: dict[str, list[Mapping]] = {}
@@ -125,7 +128,7 @@ def render(figures: list[dict], claims_csv: str | Path, out_path: str | Path) ->
         spec = declared.get(fig["id"])
         title = catalog.heading(spec.title if spec else "", fig["caption"])
         src = os.path.relpath(fig["png"], base)
-        svg = os.path.relpath(Path(fig["png"]).with_suffix(".svg"), base)
+        full = os.path.relpath(Path(fig["png"]).with_suffix(".svg"), base) if svg else src
         links = (
             " ".join(
                 f"<a class='v-{esc(r['verdict'])}' href='{esc(claims_href)}#{esc(r['id'])}'"
@@ -137,7 +140,7 @@ def render(figures: list[dict], claims_csv: str | Path, out_path: str | Path) ->
         parts.append(
             f"<figure id='{esc(fig['id'])}'><h3>{esc(title)}</h3>"
             f"<div class='fid'>{esc(fig['id'])}</div>"
-            f"<a href='{esc(svg)}'><img src='{esc(src)}' alt='{esc(title)}' loading='lazy'></a>"
+            f"<a href='{esc(full)}'><img src='{esc(src)}' alt='{esc(title)}' loading='lazy'></a>"
             f"<figcaption>{esc(fig['caption'])}</figcaption>"
             f"{_links(spec, results, base)}"
             f"<p class='claims'>Claims: {links}</p></figure>"

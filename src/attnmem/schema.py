@@ -225,6 +225,13 @@ def config_schema(experiments: Mapping[str, Experiment]) -> dict:
                     },
                 },
             },
+            "svg": {
+                "description": (
+                    "also write every figure as SVG beside its PNG (default false: an SVG is a "
+                    "second full draw, about a fifth of the figure jobs' time)"
+                ),
+                "type": "boolean",
+            },
             "figures": {
                 "description": (
                     "settings of the figures (grid values they draw), one block per figure module"
@@ -297,7 +304,8 @@ def config_readme(experiments: Mapping[str, Experiment]) -> str:
         "`experiments` (one block per experiment, below), `figures` (the grid values each "
         "figure module picks, checked against the grids before any job) and, optionally, "
         "`limits` (`hours`, `memory_gb`: the largest estimated cost one experiment may have; "
-        "2 CPU-hours and 8 GB by default).",
+        "2 CPU-hours and 8 GB by default) and `svg` (true to write every figure as SVG beside "
+        "its PNG; false by default, since an SVG is a second full draw of the figure).",
         "",
         "In a block, a grid key takes a list of values (or `{first, last[, step]}` for an integer "
         "range, or `{count: n}` for seeds); the cube has one dimension per grid key. A parameter "

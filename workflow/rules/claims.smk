@@ -40,6 +40,8 @@ rule gallery:
         ],
     output:
         "figures/index.html",
+    params:
+        svg=config.get("svg", False),  # link each figure to its SVG (a change rebuilds the page)
     log:
         "logs/gallery.log",
     benchmark:

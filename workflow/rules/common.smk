@@ -93,8 +93,8 @@ def checked_registry(wildcards):
     return [here(p) for p in registry_files(REGISTRY)]
 
 
-def checked_settings(module):
-    """The input naming a figure module's settings snapshot, once every grid value a figure
+def checked_settings(*modules):
+    """The input naming figure modules' settings snapshots, once every grid value a figure
     picks (config `figures:`) is found in the grids. An input function runs while the DAG is
     built, before any job, and only when a figure is to be drawn: a narrowed grid stops such a
     run there, naming the setting, and a run asked only for cubes is not refused."""
@@ -104,7 +104,9 @@ def checked_settings(module):
             check_figure_settings(config, catalog.scan())
         except FigureSettingsError as err:
             raise WorkflowError(str(err)) from None
-        record = settings_record(settings_of(config, module))
-        return str(snapshots.path(FIGURE_SETTINGS, module, record))
+        return [
+            str(snapshots.path(FIGURE_SETTINGS, m, settings_record(settings_of(config, m))))
+            for m in modules
+        ]
 
     return settings

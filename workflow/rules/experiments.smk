@@ -34,6 +34,9 @@ for _name, _block in config["experiments"].items():
             benchmark:
                 f"logs/benchmarks/{_name}.tsv"
             localrule: True
+            # first: they queue one at a time on one core while script jobs take the other,
+            # and the figure jobs wait for them
+            priority: 1000
             threads: 1
             resources:
                 mem_mb=2048,

@@ -1,6 +1,8 @@
-# One rule per figure module (src/attnmem/figures/<module>.py): its figures are drawn by one job,
-# so matplotlib is imported once per module. The figures, the cubes they read and the settings
-# they pick are read from the modules' text (attnmem.figures.catalog), without importing them.
+# The figure modules (src/attnmem/figures/<module>.py) are drawn by a few jobs, each drawing
+# several modules whose cubes come at the same stage of a build (catalog.figure_jobs), so that
+# matplotlib and xarray are imported a few times, not once per module. The figures, the cubes
+# they read and the settings they pick are read from the modules' text (catalog), without
+# importing them.
 # Each figure's caption is its function's docstring, which the job writes beside the PNG for the
 # report and the gallery. Figures are drawn where Snakemake runs (localrule), never sent to a
 # cluster queue.
@@ -35,16 +37,31 @@ rule figure_settings:
         )
 
 
-for _module, _figures in catalog.groups().items():
+def cube_stage(cube):
+    """When a cube comes in a build: 0 built in Snakemake's own process, 1 by a script job,
+    2 by a training job (its own process, the longest)."""
+    if MANIFEST[cube].get("own_process"):
+        return 2
+    block = config["experiments"][cube]
+    return 0 if in_process(cube, block, MANIFEST, COSTS) else 1
+
+
+# Modules share jobs (catalog.figure_jobs): a job's start costs about 2 s, 18 modules' worth.
+FIGURE_JOBS = catalog.figure_jobs(
+    cube_stage, ("figures_fast", "figures_slow", "figures_trained")
+)
+
+for _job, _modules in FIGURE_JOBS.items():
+    _figures = [f for m in _modules for f in catalog.groups()[m]]
 
     rule:
         name:
-            f"figures_{_module}"
+            _job
         input:
             cubes=[f"results/{c}.nc" for c in catalog.cubes_of(_figures)],
-            module=os.path.join(FIGURE_CODE, f"{_module}.py"),
+            modules=[os.path.join(FIGURE_CODE, f"{m}.py") for m in _modules],
             code=[os.path.join(FIGURE_CODE, f) for f in ("catalog.py", "style.py")],
-            settings=checked_settings(_module),
+            settings=checked_settings(*_modules),
         output:
             png=[
                 report(
@@ -54,15 +71,18 @@ for _module, _figures in catalog.groups().items():
                 )
                 for f in _figures
             ],
-            svg=[f"figures/{f.id}.svg" for f in _figures],
+            # vector copies, when the config asks for them (svg: true)
+            svg=[f"figures/{f.id}.svg" for f in _figures if config.get("svg", False)],
             caption=[f"figures/{f.id}.rst" for f in _figures],
-            # each figure's readability problems (style.problems), read by the tests
-            checks=f"results/figure_checks/{_module}.json",
+            # each module's readability problems (style.problems), read by the tests
+            checks=[f"results/figure_checks/{m}.json" for m in _modules],
         log:
-            f"logs/figures_{_module}.log",
+            f"logs/{_job}.log",
         benchmark:
-            f"logs/benchmarks/figures_{_module}.tsv"
+            f"logs/benchmarks/{_job}.tsv"
         localrule: True
+        # the largest first (a figure takes about a second), so that a small one ends the build
+        priority: len(_figures)
         conda:
             "../envs/attnmem.yaml"
         threads: 1

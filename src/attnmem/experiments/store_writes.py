@@ -213,13 +213,17 @@ def _solver_facts(K: np.ndarray, V: np.ndarray, lsq_reads: np.ndarray) -> dict:
     m = K.shape[-2]
     err = store_gap = read_gap = off = 0.0
     closed = least_squares_store(K, V)
+    n_values = V.shape[-1]
     for t in range(K.shape[0]):
-        S = solver_store(K[t], V[t])
+        # one solve for two right-hand sides: the values, and the m unit values whose store
+        # gives each value's weight in a read (the solver factors K once for both)
+        both = solver_store(K[t], np.concatenate([V[t], np.eye(m)], axis=1))
+        S, unit = both[:n_values], both[n_values:]
         read = reads(S, K[t])
         err = max(err, float(np.max(np.abs(read - V[t]))))
         store_gap = max(store_gap, float(np.max(np.abs(S - closed[t]))))
         read_gap = max(read_gap, float(np.max(np.abs(read - lsq_reads[t]))))
-        w = K[t][0] @ solver_store(K[t], np.eye(m)).T  # weight of each value in read 0
+        w = K[t][0] @ unit.T  # weight of each value in read 0
         off = max(off, float(np.max(np.abs(w[1:]))) if m > 1 else 0.0)
     return {
         "lsq_solver_max_error": err,

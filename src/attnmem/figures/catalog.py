@@ -7,7 +7,7 @@ to ``figures/<id>.png``, ``.svg`` and ``.rst``), its title is the short heading 
 ``settings`` names the grid
 values it picks from config (``figures: <module>: <name>``), each with the cube and dimension it
 selects (or a list of such pairs, when one value selects from several cubes). The module is the
-figure's group: one Snakemake job draws a module's figures.
+figure's group: one Snakemake job draws a few modules' figures (figure_jobs).
 
 The Snakefile reads these declarations by scanning the modules' text (`scan`), because importing
 them imports matplotlib, a second of every Snakemake start. A test checks the scan against the
@@ -31,7 +31,7 @@ NOT_FIGURE_MODULES = ("__init__", "catalog", "style")
 @dataclass(frozen=True)
 class Figure:
     id: str
-    module: str  # the figure module, which is also the figure's group (one rule per module)
+    module: str  # the figure module, which is also the figure's group (figure_jobs)
     function: str
     cubes: tuple[str, ...] = ()
     # setting name -> the (cube, dim) pairs it selects
@@ -143,6 +143,37 @@ def groups() -> dict[str, list[Figure]]:
     for fig in scan():
         out.setdefault(fig.module, []).append(fig)
     return out
+
+
+JOB_FIGURES = 20  # about this many figures per figure job (a job's start costs ~2 s)
+
+
+def figure_jobs(
+    stage_of: Callable[[str], int], names: tuple[str, ...], size: int = JOB_FIGURES
+) -> dict[str, list[str]]:
+    """The figure modules packed into Snakemake jobs, job name -> modules.
+
+    Each job pays about two seconds to start (Python, matplotlib, xarray, mathtext's parser)
+    before it draws, so modules share jobs. A job waits for every cube its modules read, so
+    modules share one only when their cubes come at the same stage of a build: ``stage_of``
+    ranks a cube (say 0 for cubes built in Snakemake's own process, 1 for script experiments,
+    2 for training), and a module's stage is its latest cube's; ``names[stage]`` names the
+    stage's jobs. A stage's modules, in name order, are dealt into ceil(figures / size) jobs of
+    nearly equal figure counts (largest module first to the lightest job)."""
+    staged: dict[int, list[str]] = {}
+    for module, figures in groups().items():
+        stage = max((stage_of(c) for c in cubes_of(figures)), default=0)
+        staged.setdefault(stage, []).append(module)
+    jobs: dict[str, list[str]] = {}
+    for stage, modules in sorted(staged.items()):
+        count = {m: len(groups()[m]) for m in modules}
+        n = -(-sum(count.values()) // size)
+        bins: list[list[str]] = [[] for _ in range(n)]
+        for module in sorted(modules, key=lambda m: (-count[m], m)):
+            min(bins, key=lambda b: (sum(count[m] for m in b), len(b))).append(module)
+        for i, members in enumerate(bins, 1):
+            jobs[f"{names[stage]}_{i}" if n > 1 else names[stage]] = sorted(members)
+    return jobs
 
 
 def cubes_of(figures) -> list[str]:
