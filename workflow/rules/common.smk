@@ -93,6 +93,15 @@ def checked_registry(wildcards):
     return [here(p) for p in registry_files(REGISTRY)]
 
 
+def cube_stage(cube):
+    """When a cube comes in a build (catalog.figure_jobs): 0 built in Snakemake's own process,
+    1 by a script job, 2 by a training job (its own process, the longest)."""
+    if MANIFEST[cube].get("own_process"):
+        return 2
+    block = config["experiments"][cube]
+    return 0 if in_process(cube, block, MANIFEST, COSTS) else 1
+
+
 def checked_settings(*modules):
     """The input naming figure modules' settings snapshots, once every grid value a figure
     picks (config `figures:`) is found in the grids. An input function runs while the DAG is

@@ -37,15 +37,6 @@ rule figure_settings:
         )
 
 
-def cube_stage(cube):
-    """When a cube comes in a build: 0 built in Snakemake's own process, 1 by a script job,
-    2 by a training job (its own process, the longest)."""
-    if MANIFEST[cube].get("own_process"):
-        return 2
-    block = config["experiments"][cube]
-    return 0 if in_process(cube, block, MANIFEST, COSTS) else 1
-
-
 # Modules share jobs (catalog.figure_jobs): a job's start costs about 2 s, 18 modules' worth.
 FIGURE_JOBS = catalog.figure_jobs(
     cube_stage, ("figures_fast", "figures_slow", "figures_trained")
