@@ -19,8 +19,9 @@ import xarray as xr
 from conftest import ROOT, snakemake
 
 # Two cheap experiments that stay local (in Snakemake's process), the reduced Monte Carlo one,
-# and two whose measured work (2 s or more) makes them script jobs that go to the cluster as
-# one group. If a re-measured costs.json makes them cheap, pick others (sent_to_the_cluster).
+# and two that the reduced config widens past IN_PROCESS_SECONDS of measured work, which makes
+# them script jobs that go to the cluster as one group. If a re-measured costs.json makes them
+# cheap again, widen them further in .test/config/config.yaml (sent_to_the_cluster).
 TARGETS = ["soft_lookup", "bag_costs", "score_scale", "binding_hmm", "write_rule_streams"]
 ACCOUNT = "attnmem"  # the account slurm-local.sh creates
 

@@ -40,8 +40,6 @@ rule gallery:
         ],
     output:
         "figures/index.html",
-    params:
-        svg=config.get("svg", False),  # link each figure to its SVG (a change rebuilds the page)
     log:
         "logs/gallery.log",
     benchmark:
@@ -52,5 +50,7 @@ rule gallery:
     threads: 1
     resources:
         mem_mb=512,
+    params:
+        svg=config.get("svg", False),  # link each figure to its SVG (a change rebuilds the page)
     script:
         "../scripts/build_gallery.py"

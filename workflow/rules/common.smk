@@ -114,7 +114,11 @@ def checked_settings(*modules):
         except FigureSettingsError as err:
             raise WorkflowError(str(err)) from None
         return [
-            str(snapshots.path(FIGURE_SETTINGS, m, settings_record(settings_of(config, m))))
+            str(
+                snapshots.path(
+                    FIGURE_SETTINGS, m, settings_record(settings_of(config, m))
+                )
+            )
             for m in modules
         ]
 

@@ -33,10 +33,10 @@ for _name, _block in config["experiments"].items():
                 f"logs/{_name}.log",
             benchmark:
                 f"logs/benchmarks/{_name}.tsv"
-            localrule: True
             # first: they queue one at a time on one core while script jobs take the other,
             # and the figure jobs wait for them
             priority: 1000
+            localrule: True
             threads: 1
             resources:
                 mem_mb=2048,

@@ -71,9 +71,9 @@ for _job, _modules in FIGURE_JOBS.items():
             f"logs/{_job}.log",
         benchmark:
             f"logs/benchmarks/{_job}.tsv"
-        localrule: True
         # the largest first (a figure takes about a second), so that a small one ends the build
         priority: len(_figures)
+        localrule: True
         conda:
             "../envs/attnmem.yaml"
         threads: 1
