@@ -1,6 +1,7 @@
 # Shared helpers: config validation (before any job runs), experiment inputs, and the registry
 # and figure-setting checks that run while the DAG is built.
 
+import functools
 import os
 from pathlib import Path
 
@@ -100,6 +101,29 @@ def cube_stage(cube):
         return 2
     block = config["experiments"][cube]
     return 0 if in_process(cube, block, MANIFEST, COSTS) else 1
+
+
+@functools.cache  # the config and the catalog do not change while the workflow is parsed
+def figure_jobs():
+    """The figure jobs, job name -> modules (catalog.figure_jobs): a job's start costs about
+    2 s, so the 18 modules share a few, grouped by the stage at which their cubes come.
+    """
+    return catalog.figure_jobs(
+        cube_stage, ("figures_fast", "figures_slow", "figures_trained")
+    )
+
+
+def figures_waiting(cube):
+    """How many figures the largest figure job reading ``cube`` draws. In-process experiments
+    run one at a time; those feeding the largest figure jobs go first, so that these jobs can
+    start as soon as a core is free and the build does not end on one long figure job.
+    """
+    sizes = [
+        sum(len(catalog.groups()[m]) for m in modules)
+        for modules in figure_jobs().values()
+        if cube in catalog.cubes_of([f for m in modules for f in catalog.groups()[m]])
+    ]
+    return max(sizes, default=0)
 
 
 def checked_settings(*modules):

@@ -34,8 +34,8 @@ for _name, _block in config["experiments"].items():
             benchmark:
                 f"logs/benchmarks/{_name}.tsv"
             # first: they queue one at a time on one core while script jobs take the other,
-            # and the figure jobs wait for them
-            priority: 1000
+            # and the figure jobs wait for them (those of the largest figure jobs first)
+            priority: 1000 + figures_waiting(_name)
             localrule: True
             threads: 1
             resources:

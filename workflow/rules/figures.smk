@@ -37,12 +37,7 @@ rule figure_settings:
         )
 
 
-# Modules share jobs (catalog.figure_jobs): a job's start costs about 2 s, 18 modules' worth.
-FIGURE_JOBS = catalog.figure_jobs(
-    cube_stage, ("figures_fast", "figures_slow", "figures_trained")
-)
-
-for _job, _modules in FIGURE_JOBS.items():
+for _job, _modules in figure_jobs().items():
     _figures = [f for m in _modules for f in catalog.groups()[m]]
 
     rule:
