@@ -1,0 +1,64 @@
+"""The trained experiments' Adam and cosine schedule (experiments/_torch.py) against torch's own
+classes: the same weights bit for bit, step after step, or a trained cube would change."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from attnmem.experiments import _transformer as tf  # noqa: E402
+from attnmem.experiments._torch import Adam, cosine_rates  # noqa: E402
+
+STEPS = 40
+
+
+def _weights():
+    """A two-layer transformer with MLPs, and last a parameter the loss never uses."""
+    torch.manual_seed(3)
+    params = tf.build(torch, 12, 7, 8, 2, 2, mlp=16)
+    return params, [*params.values(), torch.randn(5).requires_grad_()]
+
+
+def _train(optimiser: str, schedule: bool, eps: float = 1e-8):
+    """Weights after STEPS full-batch steps of torch's Adam (and CosineAnnealingLR) or ours,
+    and the learning rate each step used."""
+    params, weights = _weights()
+    seqs = np.random.default_rng(3).integers(12, size=(24, 8))
+    inputs, targets = torch.from_numpy(seqs[:, :-1]), torch.from_numpy(seqs[:, 1:])
+    if optimiser == "torch":
+        opt = torch.optim.Adam(weights, lr=0.05, eps=eps)
+        sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, STEPS)
+    else:
+        opt, rates = Adam(torch, weights, lr=0.05, eps=eps), cosine_rates(0.05, STEPS)
+    used = []
+    for step in range(STEPS):
+        if optimiser == "ours" and schedule:
+            opt.lr = rates[step]
+        used.append(opt.param_groups[0]["lr"] if optimiser == "torch" else opt.lr)
+        loss = tf.token_losses(torch, params, inputs, targets).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        if optimiser == "torch" and schedule:
+            sched.step()
+    return [w.detach() for w in weights], used
+
+
+@pytest.mark.parametrize("schedule", [False, True])
+def test_adam_gives_torchs_weights_bit_for_bit(schedule):
+    theirs, their_rates = _train("torch", schedule)
+    ours, our_rates = _train("ours", schedule)
+    assert our_rates == their_rates  # exact floats: torch's recursive cosine form
+    assert all(torch.equal(a, b) for a, b in zip(theirs, ours, strict=True))
+    start = [w.detach() for w in _weights()[1]]
+    moved = [not torch.equal(a, b) for a, b in zip(ours, start, strict=True)]
+    assert moved == [True] * (len(start) - 1) + [False]  # trained; the unused one left alone
+
+
+def test_a_slightly_different_update_is_told_apart():
+    """The comparison can fail: an epsilon of 1e-7 instead of 1e-8 moves the weights."""
+    theirs, _ = _train("torch", False)
+    ours, _ = _train("ours", False, eps=1e-7)
+    assert not all(torch.equal(a, b) for a, b in zip(theirs, ours, strict=True))
