@@ -23,7 +23,14 @@ def seeded_torch(rng):
     import torch
 
     torch.set_num_threads(1)
-    torch.use_deterministic_algorithms(True)
+    # What torch.use_deterministic_algorithms(True) does for eager code, without the import of
+    # torch._inductor's config it also makes (for compiled code, unused here): that import
+    # pulls in torch._dynamo and sympy, 1.5 s of a training process's start-up.
+    switch = getattr(torch._C, "_set_deterministic_algorithms", None)
+    if switch is None:  # a torch without the private switch: the public call
+        torch.use_deterministic_algorithms(True)
+    else:
+        switch(True, warn_only=False)
     torch.manual_seed(int(rng.integers(2**63 - 1)))
     return torch
 
