@@ -6,25 +6,30 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
-
-from attnmem.experiments import _transformer as tf  # noqa: E402
-from attnmem.experiments._torch import Adam, cosine_rates  # noqa: E402
+from attnmem.experiments import _transformer as tf
+from attnmem.experiments._torch import Adam, cosine_rates
 
 STEPS = 40
 
 
-def _weights():
+@pytest.fixture(scope="module")
+def torch():
+    """torch, imported when these tests run, not when pytest collects them (2.5 s in each
+    worker, before the pipeline build can start)."""
+    return pytest.importorskip("torch")
+
+
+def _weights(torch):
     """A two-layer transformer with MLPs, and last a parameter the loss never uses."""
     torch.manual_seed(3)
     params = tf.build(torch, 12, 7, 8, 2, 2, mlp=16)
     return params, [*params.values(), torch.randn(5).requires_grad_()]
 
 
-def _train(optimiser: str, schedule: bool, eps: float = 1e-8):
+def _train(torch, optimiser: str, schedule: bool, eps: float = 1e-8):
     """Weights after STEPS full-batch steps of torch's Adam (and CosineAnnealingLR) or ours,
     and the learning rate each step used."""
-    params, weights = _weights()
+    params, weights = _weights(torch)
     seqs = np.random.default_rng(3).integers(12, size=(24, 8))
     inputs, targets = torch.from_numpy(seqs[:, :-1]), torch.from_numpy(seqs[:, 1:])
     if optimiser == "torch":
@@ -47,20 +52,20 @@ def _train(optimiser: str, schedule: bool, eps: float = 1e-8):
 
 
 @pytest.mark.parametrize("schedule", [False, True])
-def test_adam_gives_torchs_weights_bit_for_bit(schedule):
-    theirs, their_rates = _train("torch", schedule)
-    ours, our_rates = _train("ours", schedule)
+def test_adam_gives_torchs_weights_bit_for_bit(torch, schedule):
+    theirs, their_rates = _train(torch, "torch", schedule)
+    ours, our_rates = _train(torch, "ours", schedule)
     assert our_rates == their_rates  # exact floats: torch's recursive cosine form
     assert all(torch.equal(a, b) for a, b in zip(theirs, ours, strict=True))
-    start = [w.detach() for w in _weights()[1]]
+    start = [w.detach() for w in _weights(torch)[1]]
     moved = [not torch.equal(a, b) for a, b in zip(ours, start, strict=True)]
     assert moved == [True] * (len(start) - 1) + [False]  # trained; the unused one left alone
 
 
-def test_a_slightly_different_update_is_told_apart():
+def test_a_slightly_different_update_is_told_apart(torch):
     """The comparison can fail: an epsilon of 1e-7 instead of 1e-8 moves the weights."""
-    theirs, _ = _train("torch", False)
-    ours, _ = _train("ours", False, eps=1e-7)
+    theirs, _ = _train(torch, "torch", False)
+    ours, _ = _train(torch, "ours", False, eps=1e-7)
     assert not all(torch.equal(a, b) for a, b in zip(theirs, ours, strict=True))
 
 
