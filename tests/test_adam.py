@@ -9,7 +9,7 @@ import pytest
 from attnmem.experiments import _transformer as tf
 from attnmem.experiments._torch import Adam, cosine_rates
 
-STEPS = 40
+STEPS = 12
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +22,7 @@ def torch():
 def _weights(torch):
     """A two-layer transformer with MLPs, and last a parameter the loss never uses."""
     torch.manual_seed(3)
-    params = tf.build(torch, 12, 7, 8, 2, 2, mlp=16)
+    params = tf.build(torch, 6, 5, 4, 2, 2, mlp=4)
     return params, [*params.values(), torch.randn(5).requires_grad_()]
 
 
@@ -30,7 +30,7 @@ def _train(torch, optimiser: str, schedule: bool, eps: float = 1e-8):
     """Weights after STEPS full-batch steps of torch's Adam (and CosineAnnealingLR) or ours,
     and the learning rate each step used."""
     params, weights = _weights(torch)
-    seqs = np.random.default_rng(3).integers(12, size=(24, 8))
+    seqs = np.random.default_rng(3).integers(6, size=(8, 6))
     inputs, targets = torch.from_numpy(seqs[:, :-1]), torch.from_numpy(seqs[:, 1:])
     if optimiser == "torch":
         opt = torch.optim.Adam(weights, lr=0.05, eps=eps)
