@@ -18,6 +18,10 @@ from attnmem.shards import shards_of
 from attnmem import snapshots
 from snakemake.logging import logger
 from attnmem.sources import experiment_sources, science_files
+from attnmem.scheduler_timers import coalesce_reevaluation_timers
+
+# Snakemake's scheduler wakes itself by timers that multiply over a build (see the module)
+coalesce_reevaluation_timers()
 
 BASE = Path(
     workflow.basedir
