@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import itertools
 import os
 import re
 import subprocess
@@ -130,6 +131,33 @@ def pytest_xdist_node_collection_finished(node, ids):
         build_pipeline(reporter.write_line)
     except AssertionError:
         reporter.write_line("[pipeline] the build failed; the tests that need it say why")
+
+
+def _slow(item) -> bool:
+    return bool(item.get_closest_marker("pipeline") or item.get_closest_marker("cluster"))
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist, the slow tests (those that run Snakemake, marked ``pipeline`` or
+    ``cluster``) go first in every worker's share, the cluster round trip (mostly waiting) at
+    the very start: a worker that ends on a 10-second test while the other has finished holds
+    the whole run. worksteal hands the workers consecutive shares of this list (the first
+    len // workers items to the first, and so on), so the slow tests are dealt to the shares'
+    starts in turn; stealing then balances the short tests at the end."""
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    slow = sorted(filter(_slow, items), key=lambda i: not i.get_closest_marker("cluster"))
+    if workers < 2 or not slow:
+        return
+    rest = iter([i for i in items if not _slow(i)])
+    ordered, left = [], len(items)
+    for k in range(workers):
+        share = left // (workers - k)
+        dealt = slow[k::workers]
+        ordered += dealt + list(itertools.islice(rest, max(share - len(dealt), 0)))
+        left -= share
+    ordered += list(rest)
+    if sorted(map(id, ordered)) == sorted(map(id, items)):  # a permutation, or leave it
+        items[:] = ordered
 
 
 @pytest.fixture(scope="session")

@@ -123,6 +123,7 @@ def test_bad_value_is_named(case):
         assert fragment in text, f"{fragment!r} not in:\n{text}"
 
 
+@pytest.mark.pipeline
 def test_snakemake_refuses_a_bad_config_and_writes_nothing(tmp_path):
     bad = broken(lambda c: c["experiments"]["soft_lookup"].update(beta=[-1]))
     (tmp_path / "bad.yaml").write_text(yaml.safe_dump(bad))

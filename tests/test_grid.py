@@ -72,6 +72,7 @@ CORES_SAMPLE = sorted(
 )[:7]  # six that run in Snakemake's process and one that trains (icl_trained) in its own
 
 
+@pytest.mark.pipeline
 def test_one_and_two_cores_give_identical_cubes(tmp_path):
     config = copy.deepcopy(DEFAULT)
     for name in CORES_SAMPLE:
