@@ -39,9 +39,8 @@ class Adam:
     """torch.optim.Adam's default update (no weight decay, no AMSGrad, its one-tensor-at-a-time
     path, which torch takes on CPU), written out with the same tensor operations in the same
     order, so the weights come out bit for bit the same (tests/test_adam.py). Why not torch's
-    class: constructing it imports torch._dynamo and sympy, about 800 modules and 1.5 s, a
-    quarter of a small training job's start-up. ``lr`` may be changed between steps (see
-    ``cosine_rates``)."""
+    class: constructing it imports torch._dynamo and sympy, about 800 modules and 1.5 s of each
+    training job's start-up. ``lr`` may be changed between steps (see ``cosine_rates``)."""
 
     def __init__(self, torch, params, lr: float, betas=(0.9, 0.999), eps: float = 1e-8):
         self.torch = torch
