@@ -34,7 +34,7 @@ def _train(torch, optimiser: str, schedule: bool, eps: float = 1e-8):
     inputs, targets = torch.from_numpy(seqs[:, :-1]), torch.from_numpy(seqs[:, 1:])
     if optimiser == "torch":
         opt = torch.optim.Adam(weights, lr=0.05, eps=eps)
-        sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, STEPS)
+        sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, STEPS) if schedule else None
     else:
         opt, rates = Adam(torch, weights, lr=0.05, eps=eps), cosine_rates(0.05, STEPS)
     used = []

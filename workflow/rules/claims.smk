@@ -51,6 +51,6 @@ rule gallery:
     resources:
         mem_mb=512,
     params:
-        svg=config.get("svg", False),  # link each figure to its SVG (a change rebuilds the page)
+        svg=SVG,  # link each figure to its SVG (a change rebuilds the page)
     script:
         "../scripts/build_gallery.py"

@@ -23,6 +23,9 @@ from attnmem.scheduler_timers import coalesce_reevaluation_timers
 # Snakemake's scheduler wakes itself by timers that multiply over a build (see the module)
 coalesce_reevaluation_timers()
 
+# SVG copies of the figures beside their PNGs (config `svg`, off by default: a second draw)
+SVG = bool(config.get("svg", False))
+
 BASE = Path(
     workflow.basedir
 ).parent  # the project folder (this Snakefile is in workflow/)
@@ -110,7 +113,7 @@ def cube_stage(cube):
 @functools.cache  # the config and the catalog do not change while the workflow is parsed
 def figure_jobs():
     """The figure jobs, job name -> modules (catalog.figure_jobs): a job's start costs about
-    2 s, so the 18 modules share a few, grouped by the stage at which their cubes come.
+    2 s, so the figure modules share a few, grouped by the stage at which their cubes come.
     """
     return catalog.figure_jobs(
         cube_stage, ("figures_fast", "figures_slow", "figures_trained")

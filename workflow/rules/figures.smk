@@ -58,7 +58,7 @@ for _job, _modules in figure_jobs().items():
                 for f in _figures
             ],
             # vector copies, when the config asks for them (svg: true)
-            svg=[f"figures/{f.id}.svg" for f in _figures if config.get("svg", False)],
+            svg=[f"figures/{f.id}.svg" for f in _figures if SVG],
             caption=[f"figures/{f.id}.rst" for f in _figures],
             # each module's readability problems (style.problems), read by the tests
             checks=[f"results/figure_checks/{m}.json" for m in _modules],
