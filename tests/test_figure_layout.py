@@ -227,21 +227,69 @@ def _labelled_figure():
     return fig
 
 
-def test_save_cuts_the_png_as_savefig_frames_it_and_writes_an_svg_on_request(tmp_path):
-    """The PNG is the checked draw cut to the tight box plus savefig's pad: the same size as
-    savefig(bbox_inches="tight") gives (to a pixel of rounding), the same bytes each time,
-    with a white margin; svg=True adds the vector copy."""
+def _ink(image: np.ndarray) -> tuple[int, int, int, int]:
+    """The ink box of a PNG read by plt.imread (floats, RGB or RGBA, white ground)."""
+    rgba = np.round(image * 255).astype(np.uint8)
+    if rgba.shape[-1] == 3:
+        rgba = np.concatenate([rgba, np.full(rgba.shape[:2] + (1,), 255, np.uint8)], axis=-1)
+    return style.ink_box(rgba, np.array([255, 255, 255, 255], np.uint8))
+
+
+def _pad_pixels() -> int:
+    return round(plt.rcParams["savefig.pad_inches"] * plt.rcParams["savefig.dpi"])
+
+
+def test_save_cuts_the_png_to_its_ink_and_writes_an_svg_on_request(tmp_path):
+    """The PNG is the checked draw cut to what it drew plus savefig's pad, all white: its ink
+    spans what savefig(bbox_inches="tight") shows (to a pixel of rounding), the same bytes each
+    time; svg=True adds the vector copy."""
     style.save(_labelled_figure(), tmp_path / "cut.png", svg=True)
     style.save(_labelled_figure(), tmp_path / "again.png")
     _labelled_figure().savefig(tmp_path / "framed.png", bbox_inches="tight")
     cut = plt.imread(tmp_path / "cut.png")
     framed = plt.imread(tmp_path / "framed.png")
-    assert abs(cut.shape[0] - framed.shape[0]) <= 2 and abs(cut.shape[1] - framed.shape[1]) <= 2
+    top, bottom, left, right = _ink(cut)
+    pad = _pad_pixels()
+    assert (top, left) == (pad, pad), "the pad is white and the ink starts right after it"
+    assert (cut.shape[0] - bottom, cut.shape[1] - right) == (pad, pad)
+    f_top, f_bottom, f_left, f_right = _ink(framed)
+    assert abs((bottom - top) - (f_bottom - f_top)) <= 1
+    assert abs((right - left) - (f_right - f_left)) <= 1
     assert (tmp_path / "cut.png").read_bytes() == (tmp_path / "again.png").read_bytes()
-    assert (cut[:3] == 1).all() and (cut[:, :3] == 1).all(), "the pad is the white background"
-    assert (cut < 1).any(), "something is drawn"
     assert (tmp_path / "cut.svg").read_text().lstrip().startswith("<?xml")
     assert not (tmp_path / "again.svg").exists()
+
+
+def test_save_draws_again_what_lies_beyond_the_canvas(tmp_path):
+    """A text placed past the canvas's right edge is cut off in the draw; the saved PNG still
+    shows all of it, as savefig's tight box does (the ink reaches the edge, so save draws the
+    figure again rather than cut the canvas)."""
+
+    def beyond():
+        fig = _labelled_figure()
+        fig.text(0.97, 0.5, "a note past the edge", fontsize=style.SMALL)
+        return fig
+
+    style.save(beyond(), tmp_path / "beyond.png")
+    beyond().savefig(tmp_path / "framed.png", bbox_inches="tight")
+    cut, framed = plt.imread(tmp_path / "beyond.png"), plt.imread(tmp_path / "framed.png")
+    assert abs(cut.shape[1] - framed.shape[1]) <= 2
+    inside = plt.imread(tmp_path / "beyond.png")
+    assert inside.shape[1] > 3 * plt.rcParams["savefig.dpi"], "the text widens the picture"
+
+
+def test_ink_box_reads_the_drawn_rows_and_columns():
+    """Ink is every pixel other than the ground; on a transparent ground, every pixel with
+    some opacity; a blank picture has none."""
+    white = np.array([255, 255, 255, 255], np.uint8)
+    img = np.full((6, 8, 4), 255, np.uint8)
+    img[2, 3] = [0, 0, 0, 255]
+    img[4, 5] = [254, 255, 255, 255]
+    assert style.ink_box(img, white) == (2, 5, 3, 6)
+    assert style.ink_box(np.full((6, 8, 4), 255, np.uint8), white) is None
+    clear = np.zeros((6, 8, 4), np.uint8)
+    clear[1, 1] = [255, 255, 255, 1]
+    assert style.ink_box(clear, np.array([255, 255, 255, 0], np.uint8)) == (1, 2, 1, 2)
 
 
 @pytest.mark.pipeline
