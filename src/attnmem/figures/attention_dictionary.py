@@ -129,7 +129,7 @@ def temperature(cubes, temperature_angle, temperature_max_beta):
     ax2.set_xlabel("inverse temperature β (1)")
     ax2.set_ylabel("output o (1)")
     ax2.legend(fontsize=style.SMALL, loc="lower left", bbox_to_anchor=(0, 0.08))
-    ax2.set_title("the output moves from the mean to the best match's value")
+    ax2.set_title("the output moves from the mean\nto the best match's value")
     return fig
 
 

@@ -41,6 +41,6 @@ def induction_training(cubes):
     left.set_xlabel("training step")
     left.set_ylabel("ICL score (nats)")
     right.set_xlabel("training step")
-    right.set_ylabel("best head: prefix matching (solid), copying (dotted)")
+    right.set_ylabel("best head: prefix matching (solid),\ncopying (dotted)")
     right.legend(fontsize=style.SMALL, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return fig

@@ -159,7 +159,7 @@ def attention_matrix(cubes, matrix_betas, causal_beta):
     ax.plot(order, np.minimum(2 * order + 1, 8), ":", color=style.GREY, label="min(2k+1, n)")
     ax.set_xlabel("last power k kept in the series of exp")
     ax.set_ylabel("rank (1)")
-    ax.set_title("two more per angular frequency (β = 3)")
+    ax.set_title("two more per angular\nfrequency (β = 3)")
     ax.legend(fontsize=style.SMALL)
     return fig
 

@@ -51,7 +51,7 @@ def trained_lsa(cubes):
     bx.set_xscale("log", base=2)
     bx.set_yscale("log")
     bx.set_xlabel("examples per prompt m (log scale)")
-    bx.set_ylabel("gap to one step / its variance (1, log)")
+    bx.set_ylabel("gap to one step / its variance\n(1, log)")
     bx.legend(fontsize=style.SMALL)
     return fig
 
@@ -89,7 +89,7 @@ def softmax_vs_linear(cubes):
         axis.set_xticks(m, [str(v) for v in m])
         axis.set_xlabel(f"examples per prompt m (d = {d})")
     ax.set_yscale("log")
-    ax.set_ylabel("gap to one step / its variance (1, log)")
+    ax.set_ylabel("gap to one step / its variance\n(1, log)")
     ax.legend(fontsize=style.SMALL)
     bx.set_ylabel("query MSE / mean y_q^2 (1)")
     bx.legend(fontsize=style.SMALL)

@@ -87,7 +87,7 @@ def table(cubes, table_beta):
     ds = cubes["soft_lookup"]
     tokens = [str(t) for t in ds["query"].values]
     err = float(ds["order_error"].sel(beta=table_beta))
-    fig, axes = plt.subplots(1, 2, figsize=(9.6, 4.4), layout="constrained")
+    fig, axes = plt.subplots(1, 2, figsize=(9.6, 5.0), layout="constrained")
     title = (
         f"shares at β = {table_beta:g}, rows sum to 1\n"
         f"reordering the tokens moves no output (max {err:.0e})"
@@ -121,7 +121,7 @@ def position_patch(cubes, patch_beta):
     strengths = [float(s) for s in ds["strength"].values]
     tokens = [str(t) for t in ds["query"].values]
     fig, axes = plt.subplots(
-        1, len(strengths), figsize=(3.0 * len(strengths), 3.3), layout="constrained", squeeze=False
+        1, len(strengths), figsize=(3.0 * len(strengths), 3.6), layout="constrained", squeeze=False
     )
     for ax, s in zip(axes[0], strengths, strict=True):
         w = ds["weight"].sel(strength=s, beta=patch_beta).values
