@@ -66,16 +66,21 @@ def delta_states(K, V, eta=1.0, gamma=1.0, gate=None, every: bool = True) -> np.
     """Every state of the (decayed, gated) delta rule
     S_t = gamma S_{t-1} + g_t eta (v_t - gamma S_{t-1} k_t) k_t^T, from S_0 = 0 (axis -3 is t),
     or with ``every=False`` only the last one (no stack of states is kept: twice as fast).
-    ``gate`` (..., T) multiplies each write (1 everywhere when None)."""
+    ``gate`` (..., T) multiplies each write (1 everywhere when None); its leading axes, like
+    those of K and V, broadcast, so several write patterns of one stream run at once."""
     T = K.shape[-2]
-    S = np.zeros((*K.shape[:-2], V.shape[-1], K.shape[-1]))
-    out = np.empty((*K.shape[:-2], T, V.shape[-1], K.shape[-1])) if every else None
+    gated = () if gate is None else gate.shape[:-1]
+    shape = np.broadcast_shapes(K.shape[:-2], V.shape[:-2], gated) + (V.shape[-1], K.shape[-1])
+    S = np.zeros(shape)
+    write = np.empty(shape)  # each step's write, in place (the same products as a new array)
+    out = np.empty((*shape[:-2], T, *shape[-2:])) if every else None
     for t in range(T):
         k, v = K[..., t, :], V[..., t, :]
         if gamma != 1.0:
-            S = gamma * S
-        step = eta if gate is None else eta * gate[..., t, None, None]
-        S = S + step * ((v - read(S, k))[..., :, None] * k[..., None, :])
+            S *= gamma
+        np.multiply((v - read(S, k))[..., :, None], k[..., None, :], out=write)
+        write *= eta if gate is None else eta * gate[..., t, None, None]
+        S += write
         if every:
             out[..., t, :, :] = S
     return out if every else S

@@ -36,21 +36,25 @@ def content_gate(sentences: np.ndarray, n_names: int) -> np.ndarray:
     return ((sentences < n_names) | is_thing).astype(float)
 
 
-def first_name_answers(K, V, gate, beta: float) -> dict:
-    """Each reader's answer to the query k_0 after the stream (K, V) with write strengths
-    ``gate``: shape (reader, sentence, d)."""
+def first_name_answers(K, V, gates, beta: float) -> np.ndarray:
+    """Each reader's answer to the query k_0 after the stream (K, V), for each pattern of write
+    strengths in ``gates`` (pattern, sentence, position): shape (pattern, reader, sentence, d).
+    The delta rule, a loop over the positions, runs every pattern at once."""
     q = K[:, 0]
-    hebb = read(outer_sum(K, V, gate), q)
-    delta = read(delta_states(K, V, gate=gate, every=False), q)
-    kept = gate > 0
-    ls = np.empty_like(hebb)
-    for n in np.unique(kept.sum(1)):  # least squares over the written pairs, grouped by count
-        rows = np.flatnonzero(kept.sum(1) == n)
-        Kw = K[rows][kept[rows]].reshape(len(rows), n, -1)
-        Vw = V[rows][kept[rows]].reshape(len(rows), n, -1)
-        ls[rows] = least_squares_read(Kw, Vw, q[rows])
-    soft = softmax_cache_read(K, V, q, beta, mask=gate)
-    return np.stack([hebb, delta, ls, soft])
+    deltas = read(delta_states(K, V, gate=gates, every=False), q)
+    answers = []
+    for gate, delta in zip(gates, deltas, strict=True):
+        hebb = read(outer_sum(K, V, gate), q)
+        kept = gate > 0
+        ls = np.empty_like(hebb)
+        for n in np.unique(kept.sum(1)):  # least squares over the written pairs, by count
+            rows = np.flatnonzero(kept.sum(1) == n)
+            Kw = K[rows][kept[rows]].reshape(len(rows), n, -1)
+            Vw = V[rows][kept[rows]].reshape(len(rows), n, -1)
+            ls[rows] = least_squares_read(Kw, Vw, q[rows])
+        soft = softmax_cache_read(K, V, q, beta, mask=gate)
+        answers.append(np.stack([hebb, delta, ls, soft]))
+    return np.stack(answers)
 
 
 @experiment(
@@ -121,8 +125,9 @@ def toylang_readers(
         prompt = s[:, : toylang.copy_positions(gap)["X"]]  # every token before the copied X
         K = unit_vectors(rng, sentences, prompt.shape[1], d)
         V = E[prompt]
-        for g, gate in enumerate((np.ones(prompt.shape), content_gate(prompt, N))):
-            answers = first_name_answers(K, V, gate, beta)
+        gates = np.stack([np.ones(prompt.shape), content_gate(prompt, N)])
+        answered = first_name_answers(K, V, gates, beta)
+        for g, (gate, answers) in enumerate(zip(gates, answered, strict=True)):
             named = np.argmax(np.einsum("rsd,nd->rsn", answers, names), axis=-1)
             acc[g, :, j] = (named == s[:, 0]).mean(axis=-1)
             writes[g, j] = gate.sum(1).mean()
