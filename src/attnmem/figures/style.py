@@ -154,7 +154,7 @@ def save(fig, png_path: str | Path, svg: bool = False) -> list[str]:
     fig.set_layout_engine(None)  # not "none": its placeholder engine makes savefig lay out again
     bbox = None
     if not (_within_canvas(fig, boxes) and _write_inked_png(fig, pad, png_path)):
-        log.info("%s reaches past its canvas: drawn again for its tight box", png_path.name)
+        log.info("%s is blank or reaches past its canvas: drawn again by savefig", png_path.name)
         bbox = fig.get_tightbbox(fig.canvas.get_renderer()).padded(pad)
         fig.savefig(png_path, bbox_inches=bbox, metadata={"Software": None})
     if svg:
