@@ -29,9 +29,8 @@ def draw_figures(
     """Draw every figure of a figure module: figure ``id`` to ``pngs[id]``, with its caption
     (``.rst``, the function's docstring) and, if ``svg``, an SVG beside it. ``settings`` is the
     module's block of config ``figures``; each function gets the cubes and the settings it
-    declares. Returns
-    each figure's readability problems (attnmem.figures.style.problems; empty lists when
-    every figure reads well)."""
+    declares. Returns each figure's readability problems (attnmem.figures.style.problems;
+    empty lists when every figure reads well)."""
     from .cube import read_cube
     from .figure_settings import coordinate_problems
     from .figures import catalog, style
