@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from conftest import REGISTRY
 
@@ -46,3 +48,21 @@ def test_rendered_tables_and_gallery_exist(pipeline):
         full = f"{fig.id}.svg" if vector else f"{fig.id}.png"
         assert f"<a href='{full}'><img src='{fig.id}.png'" in html
         assert (pipeline / "figures" / full).exists()
+
+
+@pytest.mark.pipeline
+def test_errata_list_every_discrepant_row_and_nothing_else(claims_rows, pipeline):
+    """results/errata.md names each discrepant row once, under its note and section, with what
+    holds instead; the unresolved rows follow in their own part; no other row appears."""
+    text = (pipeline / "results" / "errata.md").read_text(encoding="utf-8")
+    errata, _, unresolved = text.partition("## Unresolved")
+    named = set(re.findall(r"^- \*\*(\S+) \(line ", errata, flags=re.M))
+    pending = set(re.findall(r"^- \*\*(\S+) \(line ", unresolved, flags=re.M))
+    rows = claims_rows.values()
+    assert named == {r["id"] for r in rows if r["verdict"] == "discrepant"}
+    assert pending == {r["id"] for r in rows if r["verdict"] == "unresolved"}
+    for r in rows:
+        if r["verdict"] == "discrepant":
+            assert f"## {r['doc']}, section {r['section']}" in errata
+    page = (pipeline / "results" / "claims.html").read_text(encoding="utf-8")
+    assert page.index("id='discrepant-list'") < page.index("id='results'")

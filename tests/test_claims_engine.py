@@ -109,14 +109,15 @@ def test_mean_tolerance_for_an_exact_stated_value():
 
 
 def test_identity_tolerance_has_no_printed_rounding():
-    from attnmem.claims import Reading, _tolerances, parse_printed, student_k
+    from attnmem.claims import Reading, _bands, parse_printed, student_k
 
     stated = [parse_printed("0.5")]  # printed rounding: half a unit of 0.1
     reading = Reading([0.52], [0.01], 400)  # standard error of our mean: 0.0005
-    (w_mean,), _ = _tolerances({"se_mean": 4}, stated, reading)
-    (w_identity,), text = _tolerances({"se_identity": 4}, stated, reading)
+    (w_mean,), _ = _bands({"se_mean": 4}, stated, reading)
+    (w_identity,), text = _bands({"se_identity": 4}, stated, reading)
     band = student_k(4, 400) * 0.0005  # 4 standard errors, Student-t at 399 degrees of freedom
-    assert w_mean == pytest.approx(0.05 + band) and w_identity == pytest.approx(band)
+    assert w_mean.width == pytest.approx(0.05 + band)
+    assert w_identity.width == pytest.approx(band)
     assert "printed" not in text
     c = cube()
     check = {"cube": "c", "var": "mc", "sel": {"d": 4}, "over": "seed"}
@@ -162,15 +163,73 @@ def test_a_pass_under_an_unstated_reading_is_conditional():
     assert judge(entry("9.00", check, evidence="fitted"), c).verdict == "discrepant"
 
 
-def test_a_literal_reading_that_fails_makes_the_pass_conditional_and_shows_its_value():
+def test_the_literal_reading_decides():
+    """A statement that can be computed as written and fails is discrepant, whatever the
+    reinterpretation gives; the table shows the literal comparison, the why what holds."""
     c = cube()
     check = {"cube": "c", "var": "x", "sel": {"k": "a"}}
     literal = {"check": {"cube": "c", "var": "x", "sel": {"k": "b"}}}
-    row = judge(entry("1.00", check, evidence="recomputed", literal=literal), c)
-    assert row.verdict == "conditional"
-    assert "gives 2 against 1.00" in row.as_dict()["why"]
+    row = judge(
+        entry("1.00", check, evidence="recomputed", conditional_on="key a", literal=literal), c
+    )
+    assert row.verdict == "discrepant"  # the old rule made this pass conditional
+    assert row.computed == "2" and row.stated == "1.00"
+    why = row.as_dict()["why"]
+    assert "it fails: 2 against 1.00" in why and "1.004 against 1.00" in why
     same = {"check": check}
     assert judge(entry("1.00", check, literal=same), c).verdict == "reproduced"
+    chosen = entry("1.00", check, conditional_on="key a", literal=same)
+    assert judge(chosen, c).verdict == "conditional"
+
+
+def test_a_failed_bound_never_prints_differs_by_zero():
+    c = cube()
+    check = {"cube": "c", "var": "x", "sel": {"k": "b"}}  # 2
+    literal = {"check": check, "stated": {"value": "2", "relation": "<"}}
+    row = judge(entry("2", check, literal=literal), c)
+    assert row.verdict == "discrepant"
+    assert row.difference == "0 (not <)"
+    assert "differs by 0" not in row.as_dict()["why"]
+
+
+def test_a_trained_row_is_conditional_on_its_scale_and_never_refutes():
+    c = cube()
+    check = {"cube": "c", "var": "x", "sel": {"k": "a"}}
+    assert judge(entry("1.00", check, evidence="trained"), c).verdict == "conditional"
+    assert judge(entry("9.00", check, evidence="trained"), c).verdict == "unresolved"
+    assert judge(entry("9.00", check, evidence="recomputed"), c).verdict == "discrepant"
+
+
+def test_a_band_wider_than_the_statement_allows_is_unresolved():
+    """Power: mc has sd 0.01; over 10 replicates 4 Student-t SE of the mean is about 0.02,
+    wider than the 0.005 a printed 0.50 allows, so the test could not have failed at that
+    precision; over 400 replicates (band 0.002) it can, and the row is reproduced."""
+    c = cube()
+    few = {"cube": "c", "var": "mc", "sel": {"d": 4, "seed": list(range(10))}, "over": "seed"}
+    row = judge(entry("0.50", few, tolerance={"se_mean": 4}), c)
+    assert row.verdict == "unresolved"
+    assert "would decide" in row.as_dict()["why"]
+    assert "[power]" in row.as_dict()["reading"]
+    many = {**few, "sel": {"d": 4}}
+    assert judge(entry("0.50", many, tolerance={"se_mean": 4}), c).verdict == "reproduced"
+    # approx: a band that straddles the edge of the 10% rule is unresolved, not a pass
+    mean = float(c["c"].mc.sel(d=4).mean())
+    edge = entry(f"{mean / 1.1:.6f}", many, tolerance="approx")
+    assert judge(edge, c).verdict == "unresolved"
+
+
+def test_a_single_draw_near_the_edge_of_its_range_is_unresolved():
+    c = cube()
+    mc = {"cube": "c", "var": "mc", "sel": {"d": 4}, "over": "seed"}
+    x = np.sort(c["c"].mc.sel(d=4).values)
+    at_edge = entry(f"{x[10]:.6f}", mc, tolerance={"quantile": 0.05})  # quantile 0.026
+    assert judge(at_edge, c).verdict == "unresolved"
+    far = entry(f"{x[0] - 0.01:.6f}", mc, tolerance={"quantile": 0.05})
+    assert judge(far, c).verdict == "discrepant"
+    # 20 replicates at level 0.1 cannot show even a draw below all of them outside: no power
+    few = {**mc, "sel": {"d": 4, "seed": list(range(20))}}
+    row = judge(entry("0.5", few, tolerance={"quantile": 0.1}), c)
+    assert row.verdict == "unresolved" and "could not have failed" in row.as_dict()["why"]
 
 
 def test_approximate_words_get_one_relative_rule():
@@ -221,14 +280,21 @@ def test_a_strict_bound_on_a_mean_must_clear_its_statistical_band():
     close["stated"]["relation"] = ">"
     assert judge(clear, c).verdict == "reproduced"
     row = judge(close, c)
-    assert row.verdict == "discrepant" and row.why().startswith("Unresolved")
+    assert row.verdict == "unresolved" and row.why().startswith("Unresolved")
     below = entry(f"{mean + se:.6f}", check, tolerance={"se_mean": 4})
     below["stated"]["relation"] = "<"
-    assert judge(below, c).verdict == "discrepant"
-    # a non-strict bound that the band reaches is not refuted
-    reach = entry(f"{mean + se:.6f}", check, tolerance={"se_mean": 4})
+    assert judge(below, c).verdict == "unresolved"  # on the wrong side, within the band
+    beyond = entry(f"{mean - 5 * se:.6f}", check, tolerance={"se_mean": 4})
+    beyond["stated"]["relation"] = "<"
+    assert judge(beyond, c).verdict == "discrepant"  # the whole band on the wrong side
+    # a non-strict bound: the mean on its side holds (an equality satisfies it); just beyond
+    # it, inside the band, is undecided
+    reach = entry(f"{mean - se:.6f}", check, tolerance={"se_mean": 4})
     reach["stated"]["relation"] = ">="
     assert judge(reach, c).verdict == "reproduced"
+    short = entry(f"{mean + se:.6f}", check, tolerance={"se_mean": 4})
+    short["stated"]["relation"] = ">="
+    assert judge(short, c).verdict == "unresolved"
 
 
 def test_an_extreme_over_replicates_holds_a_bound_in_every_replicate():
@@ -246,3 +312,20 @@ def test_an_extreme_over_replicates_holds_a_bound_in_every_replicate():
     under = entry(f"{high + 1e-3:.6f}", {"cube": "c", "var": "mc", "sel": {"d": 4}, "max": "seed"})
     under["stated"]["relation"] = "<"
     assert judge(under, c).verdict == "reproduced"
+
+
+def test_errata_group_discrepant_rows_by_note_and_section_and_escape_text():
+    from attnmem import tables
+
+    c = cube()
+    check = {"cube": "c", "var": "x", "sel": {"k": "a"}}
+    wrong = entry("9.00", check, evidence="recomputed", why="What holds is 1.004 <b>.")
+    right = entry("1.00", check, evidence="recomputed")
+    right["id"] = "every-word/x/z"
+    rows = [judge(wrong, c), judge(right, c)]
+    text = tables.render_errata(rows)
+    assert "## every-word, section x" in text
+    assert "every-word/x/y (line 1)" in text and "every-word/x/z" not in text
+    assert "&lt;b&gt;" in text and "<b>" not in text
+    page = tables.render_html(rows)
+    assert "<a href='#every-word/x/y'>" in page and "id='unresolved-list'" in page

@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 from conftest import REGISTRY, ROOT
 
-from attnmem import claims, registry_lint
+from attnmem import claims, registry_lint, twins
 from attnmem.config import load_yaml
 from attnmem.experiments import registry
 from attnmem.figures import catalog
@@ -121,6 +121,45 @@ def test_the_lint_catches_what_it_should():
             "check": {**check, "max": "seed"},
         },
     ]
+    raw += [
+        {  # the literal reading decides: a failing one makes the row discrepant, not amber
+            **base,
+            "id": "memory-math/ch3/literal-conditional",
+            "evidence": "recomputed",
+            "why": "Holds under our reading only.",
+            "stated": {"value": "1"},
+            "check": check,
+            "literal": {"check": check},
+            "expect": "conditional",
+        },
+        {  # a toy-scale run cannot refute a result about larger models
+            **base,
+            "id": "memory-math/ch3/trained-refutes",
+            "evidence": "trained",
+            "why": "Our small model disagrees.",
+            "stated": {"value": "1"},
+            "check": check,
+            "conditional_on": "toy scale",
+            "expect": "discrepant",
+        },
+        {
+            **base,
+            "id": "memory-math/ch3/unresolved-silent",
+            "evidence": "recomputed",
+            "why": "The band is wide.",
+            "stated": {"value": "1"},
+            "check": check,
+            "expect": "unresolved",
+        },
+        {  # power: "every one of our runs" where the note printed one run
+            **base,
+            "id": "memory-math/ch3/every-run",
+            "evidence": "recomputed",
+            "stated": {"value": "100%"},
+            "check": {**check, "over": "seed"},
+            "tolerance": "exact",
+        },
+    ]
     bad = [claims.expand_entry(e) for e in raw]
     problems = registry_lint.verdict_rules(bad) + registry_lint.tolerance_rules(bad)
     for e in bad:
@@ -207,3 +246,51 @@ def test_every_figure_supports_a_claim(entries):
 
 def test_text_scan_of_cube_names_matches_the_parsed_registry(entries):
     assert claims.cubes_named_in(FILES) == claims.cubes_of(entries)
+
+
+def test_twins_are_one_design():
+    """Rows reading the same check, or linked by same_as, share evidence, tolerance rule and
+    verdict unless one says in differs how its statement differs; none is not-checked while
+    its twin is checked; a same_as names a real row."""
+    base = {"line": 5, "char": 1, "tag": "derived", "claim": "a test entry", "audit": "a test"}
+    check = {"cube": "x", "var": "y", "sel": {"d": 8}}
+    one = {**base, "id": "memory-math/ch3/one", "stated": {"value": "1.0"}, "check": check}
+    raw = [
+        {**one, "evidence": "recomputed"},
+        {**one, "id": "memory-math/ch3/two", "evidence": "formula", "tolerance": "approx"},
+        {
+            **base,
+            "id": "memory-math/ch4/echo",
+            "why": "Cannot fail.",
+            "same_as": "memory-math/ch3/one",
+        },
+        {
+            **base,
+            "id": "memory-math/ch4/ghost",
+            "why": "A twin.",
+            "same_as": "memory-math/ch9/none",
+        },
+    ]
+    entries = [claims.expand_entry(e) for e in raw]
+    problems = twins.twin_rules(entries)
+    text = "\n".join(problems)
+    assert "different evidence" in text and "different tolerance rules" in text
+    assert any(p.startswith("memory-math/ch4/echo:") and "not-checked" in p for p in problems)
+    assert any(p.startswith("memory-math/ch4/ghost:") for p in problems)
+    assert [len(g) for g in twins.groups(entries)] == [3]
+    fixed = [
+        entries[0],
+        {**entries[1], "differs": "the second statement is a rounded figure reading"},
+        {**entries[2], "differs": "the chapter only names the quantity, with no value"},
+    ]
+    assert not twins.twin_rules(fixed)
+
+
+def test_twin_groups_of_the_registry(entries, capsys):
+    """Lists the twin groups (the script over the registry the referee asked for) and holds
+    the registry to one design per group."""
+    with capsys.disabled():
+        report = twins.report(entries)
+        print(f"\n{len(twins.groups(entries))} twin groups:\n{report}")
+    problems = twins.twin_rules(entries)
+    assert not problems, "\n".join(problems)

@@ -11,12 +11,8 @@ carries its class of ``evidence`` and the ``reading`` it rests on.
 
 from __future__ import annotations
 
-import csv
-import html
-import io
 import math
 import re
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +37,7 @@ COLUMNS = (
     "cube",
     "figure",
 )
-VERDICTS = ("reproduced", "conditional", "discrepant", "not-checked")
+VERDICTS = ("reproduced", "conditional", "unresolved", "discrepant", "not-checked")
 EVIDENCE = {
     "recomputed": "a number or fact the note prints, recomputed from the note's inputs by a "
     "computation that does not use the printed value",
@@ -341,18 +337,28 @@ def read_all(checks: list[Mapping], cubes: Mapping, transform=None) -> Reading:
 
 # ----------------------------------------------------------------------------- judging
 
+# What one compared value (and so a whole check) comes to: it agrees, it does not, or our test
+# cannot tell (a statistical band that straddles the stated value, bound or tolerance edge, or
+# that is too wide for the test to have failed).
+OK, UNDECIDED, FAIL = "ok", "undecided", "fail"
+
 
 @dataclass
 class Outcome:
-    """One check judged: the printed cells and whether every value agrees."""
+    """One check judged: the printed cells and what the comparison came to (``status``)."""
 
     stated: str
     computed: str
     difference: str
     tolerance: str
-    ok: bool
+    status: str
     long_name: str = ""
-    note: str = ""  # what the table's why must add (a bound the noise leaves unresolved)
+    note: str = ""  # the judge's sentence for the why (what would decide an undecided value)
+    power: str = ""  # the smallest deviation a statistical check can detect, for the reading
+
+    @property
+    def ok(self) -> bool:
+        return self.status == OK
 
 
 @dataclass
@@ -369,6 +375,8 @@ class Row:
     literal: Outcome | None = None  # the statement as written, when the entry reads it apart
     long_name: str = ""
     note: str = ""  # the judge's own sentence for the why (Outcome.note)
+    power: str = ""  # the judge's own item for the reading (Outcome.power)
+    main: Outcome | None = None  # the entry's own check, when a literal reading decides
 
     def as_dict(self) -> dict:
         e = self.entry
@@ -386,7 +394,7 @@ class Row:
             "tolerance": self.tolerance,
             "verdict": self.verdict,
             "evidence": e.get("evidence", "") if checks_of(e) else "",
-            "reading": "; ".join(reading_of(e)),
+            "reading": "; ".join(reading_of(e) + ([self.power] if self.power else [])),
             "why": self.why(),
             "cube": ";".join(sorted({c["cube"] for c in all_checks(e)})),
             "figure": ";".join(figures_of(e)),
@@ -396,14 +404,24 @@ class Row:
         if self.error is not None:
             return f"ERROR: {self.error}"
         text = f"{self.note} {self.entry.get('why', '')}".strip()
-        if self.literal is not None:
-            lit = self.literal
+        lit, main = self.literal, self.main
+        if lit is None:
+            return text
+        if lit.status == OK:
+            note = f"As written (literal reading) it holds: {lit.computed} against {lit.stated}."
+        else:
+            said = "fails" if lit.status == FAIL else "cannot be decided"
             note = (
-                f"As written (literal reading) the check gives {lit.computed} against "
-                f"{lit.stated} ({'agrees' if lit.ok else 'differs by ' + lit.difference})."
+                f"As written (literal reading, shown in stated and computed) it {said}: "
+                f"{lit.computed} against {lit.stated}, difference {lit.difference}."
             )
-            text = f"{text} {note}".strip()
-        return text
+            if main is not None:
+                held = {OK: "holds", UNDECIDED: "cannot be decided", FAIL: "fails too"}
+                note += (
+                    f" Under the reading, {main.computed} against {main.stated} "
+                    f"({main.tolerance}): it {held[main.status]}."
+                )
+        return f"{text} {note}".strip()
 
 
 def reading_of(entry: Mapping) -> list[str]:
@@ -439,30 +457,52 @@ def student_k(k: float, n_rep: int) -> float:
 
 
 APPROX_K = 4.0  # the statistical band added to the approximation band for a Monte Carlo mean
+# The quantile of a single printed draw among n replicates is itself estimated: it is decided
+# only when its binomial band, this many standard errors either side, lies wholly inside or
+# wholly outside the accepted central range.
+QUANTILE_Z = 2.0
 
 
-def _tolerances(tol, stated: list[Printed], reading: Reading) -> tuple[list, str]:
-    """Allowed |computed - stated| per value, and how to print the rule."""
+@dataclass
+class Band:
+    """How far a computed value may lie from a stated one: ``allowed`` is what the statement's
+    own precision allows (half a printed unit, the approx rule's 10%, 0 for an exact identity),
+    ``noise`` the statistical band of our estimate (k standard errors; 0 when computed once),
+    and ``resolution`` the smallest deviation the test must be able to see for a pass to count
+    (None where the band is the note's own sampling noise, a single printed run)."""
+
+    allowed: float
+    noise: float = 0.0
+    resolution: float | None = None
+
+    @property
+    def width(self) -> float:
+        return self.allowed + self.noise
+
+
+def _bands(tol, stated: list[Printed], reading: Reading) -> tuple[list[Band], str]:
+    """The band of each value under the tolerance, and how to print the rule."""
     n = len(stated)
     if tol == "printed":
-        return [p.half_unit for p in stated], "printed (half a unit of the last digit)"
+        return [Band(p.half_unit) for p in stated], "printed (half a unit of the last digit)"
     if tol == "exact":
-        return [1e-9 * max(1.0, abs(p.number or 0.0)) for p in stated], "exact"
+        return [Band(1e-9 * max(1.0, abs(p.number or 0.0))) for p in stated], "exact"
     if tol == "approx":
-        widths = [APPROX_REL * abs(p.number or 0.0) for p in stated]
+        allowed = [APPROX_REL * abs(p.number or 0.0) for p in stated]
         text = f"approx (within {APPROX_REL:.0%} of the stated value"
-        if reading.spread is not None:
-            n_rep = reading.n_replicates
-            k = student_k(APPROX_K, n_rep)
-            widths = [
-                w + k * sd / math.sqrt(n_rep) for w, sd in zip(widths, reading.spread, strict=True)
-            ]
-            text += f", plus {k:.3g} SE of our mean over {n_rep} replicates"
-        return widths, text + ")"
+        if reading.spread is None:
+            return [Band(a) for a in allowed], text + ")"
+        n_rep = reading.n_replicates
+        k = student_k(APPROX_K, n_rep)
+        bands = [
+            Band(a, k * sd / math.sqrt(n_rep), a)
+            for a, sd in zip(allowed, reading.spread, strict=True)
+        ]
+        return bands, text + f", plus {k:.3g} SE of our mean over {n_rep} replicates)"
     if "abs" in tol:
-        return [float(tol["abs"])] * n, f"abs {tol['abs']}"
+        return [Band(float(tol["abs"]))] * n, f"abs {tol['abs']}"
     if "rel" in tol:
-        return [float(tol["rel"]) * abs(p.number) for p in stated], f"rel {tol['rel']}"
+        return [Band(float(tol["rel"]) * abs(p.number)) for p in stated], f"rel {tol['rel']}"
     if reading.spread is None:
         raise ValueError(
             "tolerances se, se_mean, se_identity, quantile need a check with 'over' (replicates)"
@@ -471,72 +511,96 @@ def _tolerances(tol, stated: list[Printed], reading: Reading) -> tuple[list, str
     if "se_mean" in tol or "se_identity" in tol:
         # The stated value is exact: our mean must agree within k standard errors of our own
         # mean, plus the printed rounding when the value is a printed number (se_mean) and
-        # none when it is what an identity of the note implies (se_identity).
+        # none when it is what an identity of the note implies (se_identity). For the pass to
+        # count, the band of our mean must be narrower than the printed half unit (se_mean) or
+        # than the approx rule's 10% of the value, of 1 for a stated 0 (se_identity).
         identity = "se_identity" in tol
         k = student_k(float(tol["se_identity" if identity else "se_mean"]), n_rep)
-        widths = [
-            (0.0 if identity else p.half_unit) + k * sd / math.sqrt(n_rep)
-            for p, sd in zip(stated, reading.spread, strict=True)
-        ]
-        bands = ";".join(f"±{w:.3g}" for w in widths)
+        bands = []
+        for p, sd in zip(stated, reading.spread, strict=True):
+            noise = k * sd / math.sqrt(n_rep)
+            if identity:
+                bands.append(Band(0.0, noise, APPROX_REL * (abs(p.number) or 1.0)))
+            else:
+                bands.append(Band(p.half_unit, noise, p.half_unit))
+        shown = ";".join(f"±{b.width:.3g}" for b in bands)
         rounding = "" if identity else "printed + "
-        return widths, f"{rounding}{k:.3g} SE of our mean over {n_rep} replicates ({bands})"
+        return bands, f"{rounding}{k:.3g} SE of our mean over {n_rep} replicates ({shown})"
     # The stated value is itself one Monte Carlo run of the size of one replicate: it and our
-    # mean differ by sd * sqrt(1 + 1/n).
+    # mean differ by sd * sqrt(1 + 1/n). The band is mostly the note's own sampling noise.
     k = student_k(float(tol["se"]), n_rep)
-    combined = [sd * math.sqrt(1.0 + 1.0 / n_rep) for sd in reading.spread]
-    bands = ";".join(f"±{k * c:.3g}" for c in combined)
-    return [k * c for c in combined], f"{k:.3g} combined SE over {n_rep} replicates ({bands})"
+    bands = [Band(0.0, k * sd * math.sqrt(1.0 + 1.0 / n_rep)) for sd in reading.spread]
+    shown = ";".join(f"±{b.width:.3g}" for b in bands)
+    return bands, f"{k:.3g} combined SE over {n_rep} replicates ({shown})"
 
 
-def _bound_margins(relation: str, tol, stated: list[Printed], reading: Reading):
-    """The margins of an inequality, and how to print the rule.
+def _bound_bands(relation: str, tol, stated: list[Printed], reading: Reading):
+    """The bands of an inequality, and how to print the rule.
 
     A bound on a number computed once is the number itself: its printed digits give no slack
-    (an exact or absolute tolerance still allows rounding). A bound on a Monte Carlo mean is
-    judged against the statistical band of that mean (k standard errors of our mean, k the
-    tolerance's own or 4, as a Student-t quantile): a strict inequality holds only when the
-    whole band lies on its side, so that noise cannot pass it; a non-strict one (which an
-    equality satisfies, and which a mean can therefore only refute) holds unless the band lies
-    wholly on the wrong side."""
+    (an exact or absolute tolerance still allows rounding on a non-strict bound). A bound on a
+    Monte Carlo mean is judged against the statistical band of that mean (k standard errors of
+    our mean, k the tolerance's own or 4, as a Student-t quantile): it holds when the whole
+    band lies on its side (for a non-strict bound, which an equality satisfies, when the mean
+    does), fails when the whole band lies beyond it, and is undecided in between."""
     n = len(stated)
     if reading.spread is None:
-        if tol == "printed":
-            return [0.0] * n, f"computed {relation} stated"
-        tols, _ = _tolerances(tol, stated, reading)
-        strict = relation in (">", "<")
-        return ([0.0] * n if strict else tols), f"computed {relation} stated"
+        if tol == "printed" or relation in (">", "<"):
+            return [Band(0.0)] * n, f"computed {relation} stated"
+        bands, _ = _bands(tol, stated, reading)
+        return bands, f"computed {relation} stated"
     n_rep = reading.n_replicates
     keys = ("se", "se_mean", "se_identity")
     own = next((tol[k] for k in keys if isinstance(tol, dict) and k in tol), None)
     k = student_k(float(own) if own is not None else APPROX_K, n_rep)
-    bands = [k * sd / math.sqrt(n_rep) for sd in reading.spread]
-    side = "clear of" if relation in (">", "<") else "not wholly beyond"
-    shown = ";".join(f"±{b:.3g}" for b in bands)
+    bands = [Band(0.0, k * sd / math.sqrt(n_rep)) for sd in reading.spread]
+    shown = ";".join(f"±{b.noise:.3g}" for b in bands)
     return bands, (
-        f"computed {relation} stated, our mean {side} the bound by {k:.3g} SE over "
-        f"{n_rep} replicates ({shown})"
+        f"computed {relation} stated, decided when the band of our mean ({k:.3g} SE over "
+        f"{n_rep} replicates: {shown}) lies wholly on one side"
     )
 
 
-def _agrees(relation: str, computed, printed: Printed, tol: float) -> bool:
+def _status(relation: str, computed, printed: Printed, band: Band) -> str:
+    """What one comparison comes to: OK, UNDECIDED or FAIL (see Band and _bound_bands)."""
     if printed.label is not None or isinstance(computed, str):
-        return str(computed) == (printed.label if printed.label is not None else printed.text)
+        wanted = printed.label if printed.label is not None else printed.text
+        return OK if str(computed) == wanted else FAIL
     c, s = float(computed), printed.number
-    slack = tol + 1e-12 * max(1.0, abs(s))
     if math.isnan(c):
-        return False
+        return FAIL
+    slack = 1e-12 * max(1.0, abs(s))
     if relation == "=":
-        return abs(c - s) <= slack
-    if relation == ">":
-        return c - tol > s
-    if relation == ">=":
-        return c >= s - slack
-    if relation == "<":
-        return c + tol < s
-    if relation == "<=":
-        return c <= s + slack
-    raise ValueError(f"unknown relation {relation!r}")
+        gap = abs(c - s)
+        if gap > band.width + slack:
+            return FAIL
+        if band.noise == 0:
+            return OK
+        if band.resolution is not None and band.noise >= band.resolution:
+            return UNDECIDED  # too wide to have failed: the test has no power here
+        if band.allowed > 0 and gap > band.allowed - band.noise + slack:
+            return UNDECIDED  # the band straddles the edge of what the statement allows
+        return OK
+    sign = {">": 1, ">=": 1, "<": -1, "<=": -1}.get(relation)
+    if sign is None:
+        raise ValueError(f"unknown relation {relation!r}")
+    margin = sign * (c - s)  # positive on the stated side
+    strict = relation in (">", "<")
+    if band.noise == 0:
+        if strict:
+            return OK if margin > 0 else FAIL
+        return OK if margin >= -(band.allowed + slack) else FAIL
+    if margin - band.noise > 0 or (not strict and margin >= 0):
+        return OK
+    if margin + band.noise < 0:
+        return FAIL
+    return UNDECIDED
+
+
+def _overall(statuses: list[str]) -> str:
+    if FAIL in statuses:
+        return FAIL
+    return UNDECIDED if UNDECIDED in statuses else OK
 
 
 def quantile_of(value: float, samples) -> float:
@@ -549,7 +613,9 @@ def quantile_of(value: float, samples) -> float:
 
 def _judge_draw(stated: list[Printed], reading: Reading, level: float) -> Outcome:
     """A single printed draw of a random quantity, judged by its quantile among our replicates:
-    it holds when the quantile lies inside the central 1 - level of our distribution."""
+    it holds when the quantile lies inside the central 1 - level of our distribution, fails
+    when it lies outside, and is undecided when the quantile's own binomial band (QUANTILE_Z
+    standard errors over our replicates) crosses the edge of that range."""
     if reading.samples is None:
         raise ValueError("tolerance quantile needs a check with 'over' (replicates)")
     n_rep = reading.n_replicates
@@ -557,18 +623,48 @@ def _judge_draw(stated: list[Printed], reading: Reading, level: float) -> Outcom
         raise ValueError(
             f"a two-sided level {level} needs at least {math.ceil(2 / level)} replicates"
         )
-    qs = [quantile_of(p.number, s) for p, s in zip(stated, reading.samples, strict=True)]
-    ok = all(level / 2 <= q <= 1 - level / 2 for q in qs)
     import numpy as np
 
+    lo, hi = level / 2, 1 - level / 2
+
+    def band(q: float) -> float:  # the quantile's binomial band, floored for q at 0 or 1
+        return QUANTILE_Z * math.sqrt(max(q * (1 - q), 0.5 / n_rep) / n_rep)
+
+    # power: with too few replicates even a draw beyond all of them is not shown outside
+    powerless = band(0.0) >= lo
+    qs = [quantile_of(p.number, s) for p, s in zip(stated, reading.samples, strict=True)]
+    statuses = []
+    for q in qs:
+        se = band(q)
+        if q + se < lo or q - se > hi:
+            statuses.append(FAIL)
+        elif lo <= q - se and q + se <= hi and not powerless:
+            statuses.append(OK)
+        else:
+            statuses.append(UNDECIDED)
+    status = _overall(statuses)
+    note = ""
+    if status == UNDECIDED and powerless:
+        need = math.ceil(QUANTILE_Z * math.sqrt(0.5) / lo) + 1
+        note = (
+            f"Unresolved: with {n_rep} replicates even a draw beyond all of ours would not be "
+            f"shown outside [{lo:g}, {hi:g}], so the test could not have failed; at least "
+            f"{need} replicates would decide."
+        )
+    elif status == UNDECIDED:
+        note = (
+            f"Unresolved: the stated draw's quantile among our {n_rep} replicates is too close "
+            f"to the edge of [{lo:g}, {hi:g}] to tell; more replicates would decide."
+        )
     medians = [float(np.median(s)) for s in reading.samples]
     return Outcome(
         ";".join(p.text for p in stated),
         ";".join(f"median {_fmt(m)}" for m in medians),
         ";".join(f"quantile {q:.3f}" for q in qs),
-        f"quantile in [{level / 2:g}, {1 - level / 2:g}] of {n_rep} replicates",
-        ok,
+        f"quantile in [{lo:g}, {hi:g}] of {n_rep} replicates",
+        status,
         reading.long_name,
+        note,
     )
 
 
@@ -588,60 +684,86 @@ def judge_check(
     if isinstance(tol, dict) and "quantile" in tol:
         return _judge_draw(stated, reading, float(tol["quantile"]))
     if relation == "=":
-        tols, tol_text = _tolerances(tol, stated, reading)
+        bands, tol_text = _bands(tol, stated, reading)
     else:
-        tols, tol_text = _bound_margins(relation, tol, stated, reading)
-    ok = [_agrees(relation, c, p, t) for c, p, t in zip(values, stated, tols, strict=True)]
-    diffs = []
-    for i, (c, p) in enumerate(zip(values, stated, strict=True)):
-        if p.number is None or isinstance(c, str):
-            wanted = p.label if p.label is not None else p.text
-            diffs.append("" if str(c) == wanted else "differs")
-            continue
-        d = float(c) - p.number
-        text = _fmt(d)
-        if reading.spread is not None:
-            of_mean = (
-                relation != "="
-                or tol == "approx"
-                or (isinstance(tol, dict) and ("se_mean" in tol or "se_identity" in tol))
-            )
-            combined = reading.spread[i] * math.sqrt(
-                1 / reading.n_replicates if of_mean else 1 + 1 / reading.n_replicates
-            )
-            if combined > 0:
-                text += f" (z={d / combined:+.2f})"
-            else:
-                text += " (no spread)" if d == 0 else " (z=inf, no spread)"
-        diffs.append(text)
+        bands, tol_text = _bound_bands(relation, tol, stated, reading)
+    statuses = [_status(relation, c, p, b) for c, p, b in zip(values, stated, bands, strict=True)]
+    diffs = [
+        _difference(relation, c, p, st, reading, i, tol)
+        for i, (c, p, st) in enumerate(zip(values, stated, statuses, strict=True))
+    ]
     return Outcome(
         ";".join(p.text for p in stated),
         ";".join(_fmt(v) for v in values),
         ";".join(diffs),
         tol_text,
-        all(ok),
+        _overall(statuses),
         reading.long_name,
-        _unresolved(relation, values, stated, ok, reading),
+        _undecided_note(relation, statuses, bands, reading),
+        _power(relation, bands, reading),
     )
 
 
-def _unresolved(relation: str, values, stated: list[Printed], ok: list[bool], reading) -> str:
-    """The sentence for a strict bound whose mean lies on the stated side but inside its
-    statistical band: not shown to hold, not shown to fail, at this replicate count."""
-    if relation not in (">", "<") or reading.spread is None:
+def _difference(relation, c, p: Printed, status, reading: Reading, i: int, tol) -> str:
+    """The difference cell of one value: computed minus stated (with its z score against our
+    statistical band), and for a bound that fails, which side it is on (never a bare 0)."""
+    if p.number is None or isinstance(c, str):
+        wanted = p.label if p.label is not None else p.text
+        return "" if str(c) == wanted else "differs"
+    d = float(c) - p.number
+    text = _fmt(d)
+    if relation != "=" and status == FAIL:
+        text += f" (not {relation})"
+    if reading.spread is not None:
+        of_mean = (
+            relation != "="
+            or tol == "approx"
+            or (isinstance(tol, dict) and ("se_mean" in tol or "se_identity" in tol))
+        )
+        combined = reading.spread[i] * math.sqrt(
+            1 / reading.n_replicates if of_mean else 1 + 1 / reading.n_replicates
+        )
+        if combined > 0:
+            text += f" (z={d / combined:+.2f})"
+        else:
+            text += " (no spread)" if d == 0 else " (z=inf, no spread)"
+    return text
+
+
+def _undecided_note(relation: str, statuses: list[str], bands: list[Band], reading) -> str:
+    """The why's sentence for values our sample cannot decide, saying what would decide them."""
+    idle = [i for i, s in enumerate(statuses) if s == UNDECIDED]
+    if not idle or FAIL in statuses:
         return ""
-    sign = 1 if relation == ">" else -1
-    idle = [
-        i
-        for i, (c, p, good) in enumerate(zip(values, stated, ok, strict=True))
-        if not good and sign * (float(c) - p.number) > 0
-    ]
-    if not idle:
-        return ""
-    which = "" if len(values) == 1 else f" (value {', '.join(str(i + 1) for i in idle)})"
+    which = "" if len(statuses) == 1 else f" (value {', '.join(str(i + 1) for i in idle)})"
+    n_rep = reading.n_replicates
+    if relation != "=":
+        return (
+            f"Unresolved{which}: the statistical band of our mean over {n_rep} replicates "
+            f"straddles the bound; more replicates would decide."
+        )
+    weak = [bands[i] for i in idle if bands[i].resolution and bands[i].noise >= bands[i].resolution]
+    if weak:
+        factor = max((b.noise / b.resolution) ** 2 for b in weak)
+        return (
+            f"Unresolved{which}: the band of our mean over {n_rep} replicates is wider than "
+            f"the deviation the statement's precision allows, so the test could not have "
+            f"failed; about {math.ceil(factor * 1.2 * n_rep)} replicates would decide."
+        )
     return (
-        f"Unresolved{which}: our mean is on the stated side of the bound but within its "
-        f"statistical band over {reading.n_replicates} replicates; more replicates would decide."
+        f"Unresolved{which}: the band of our mean over {n_rep} replicates straddles the edge "
+        f"of what the statement allows; more replicates would decide."
+    )
+
+
+def _power(relation: str, bands: list[Band], reading: Reading) -> str:
+    """The reading's item for a statistical equality: the smallest deviation it can detect."""
+    if relation != "=" or reading.spread is None or not any(b.noise for b in bands):
+        return ""
+    widths = ";".join(f"{b.width:.3g}" for b in bands)
+    return (
+        f"[power] this check detects a deviation from the stated value larger than {widths} "
+        f"({reading.n_replicates} replicates)"
     )
 
 
@@ -651,25 +773,32 @@ def _judge_interval(stated: list[Printed], values: list, long_name: str) -> Outc
     lo, hi = stated[0].number, stated[1].number
     c = float(values[0])
     ok = lo <= c <= hi
-    diff = "" if ok else _fmt(c - (lo if c < lo else hi))
+    diff = "" if ok else _fmt(c - (lo if c < lo else hi)) + " (outside)"
     return Outcome(
         f"[{stated[0].text}, {stated[1].text}]",
         _fmt(c),
         diff,
         "computed in [lo, hi]",
-        ok,
+        OK if ok else FAIL,
         long_name,
     )
 
 
-def verdict_of(entry: Mapping, ok: bool, literal: Outcome | None) -> str:
-    """The verdict rule: a pass is ``reproduced`` only when it rests on nothing the note does
-    not state; inputs fitted to the printed values make a pass ``conditional`` at best."""
-    if not ok:
-        return "discrepant"
-    if literal is not None:
-        return "reproduced" if literal.ok and entry.get("evidence") != "fitted" else "conditional"
-    if entry.get("conditional_on") or entry.get("evidence") == "fitted":
+def verdict_of(entry: Mapping, out: Outcome, literal: Outcome | None) -> str:
+    """The verdict rule (DESIGN.md, Verdicts). The literal reading decides: where the entry
+    computes the statement as written and it fails, the row is discrepant whatever its own
+    check gives. A value our test cannot decide makes the row unresolved. A trained row never
+    refutes (a toy-scale run that disagrees is unresolved) and passes only conditionally on
+    its scale; inputs fitted to the printed values or an unstated reading make a pass
+    conditional."""
+    trained = entry.get("evidence") == "trained"
+    for outcome in (literal, out):
+        if outcome is None or outcome.status == OK:
+            continue
+        if outcome.status == FAIL and not trained:
+            return "discrepant"
+        return "unresolved"
+    if trained or entry.get("conditional_on") or entry.get("evidence") == "fitted":
         return "conditional"
     return "reproduced"
 
@@ -692,16 +821,20 @@ def judge(entry: Mapping, cubes: Mapping, transform=None) -> Row:
             literal = judge_check(
                 checks_of(lit), stated, lit.get("tolerance", tol), cubes, transform
             )
+        # the columns show the statement as written when it does not hold as written
+        shown = literal if literal is not None and literal.status != OK else out
         return Row(
             entry,
-            out.stated,
-            out.computed,
-            out.difference,
-            out.tolerance,
-            verdict_of(entry, out.ok, literal),
+            shown.stated,
+            shown.computed,
+            shown.difference,
+            shown.tolerance,
+            verdict_of(entry, out, literal),
             literal=literal,
             long_name=out.long_name,
-            note=out.note,
+            note=(literal.note if literal is not None and literal.note else out.note),
+            power=out.power,
+            main=out,
         )
     except Exception as exc:  # a broken check is shown in the table, and fails its test
         return Row(entry, stated_text, "", "", "", "error", error=f"{type(exc).__name__}: {exc}")
@@ -719,210 +852,3 @@ def judge_all(entries: Iterable[Mapping], cubes: Mapping) -> list[Row]:
         )
 
     return [judge(e, cubes) for e in sorted(entries, key=order)]
-
-
-# ----------------------------------------------------------------------------- rendering
-
-
-def write_csv(rows: list[Row], path: str | Path) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=COLUMNS)
-        writer.writeheader()
-        for row in rows:
-            writer.writerow(row.as_dict())
-
-
-def counts(rows: list[Row]) -> Counter:
-    """Rows counted by (doc, verdict, evidence)."""
-    return Counter(
-        (r.entry["where"]["doc"], r.verdict, r.as_dict()["evidence"] or "none") for r in rows
-    )
-
-
-EVIDENCE_COLUMNS = (*EVIDENCE, "none")
-
-
-def _count_lines(rows: list[Row]) -> list[tuple[str, str, dict]]:
-    """One line per (doc, verdict) present, with its rows counted by evidence class."""
-    c = counts(rows)
-    lines = []
-    for doc in DOCS:
-        for verdict in (*VERDICTS, "error"):
-            n = {ev: c[(doc, verdict, ev)] for ev in EVIDENCE_COLUMNS}
-            if sum(n.values()):
-                lines.append((doc, verdict, n))
-    return lines
-
-
-def _totals(rows: list[Row]) -> Counter:
-    return Counter(r.verdict for r in rows)
-
-
-VERDICT_MEANING = {
-    "reproduced": "the statement as written holds, recomputed here",
-    "conditional": "it holds only under a reading the note does not state (see reading and why)",
-    "discrepant": "as written it does not hold; why says what does",
-    "not-checked": "nothing to compute (a citation, a definition, a road map); why says so",
-}
-
-
-def _legend_lines() -> list[tuple[str, str]]:
-    return (
-        [(v, VERDICT_MEANING[v]) for v in VERDICTS]
-        + [(e, m) for e, m in EVIDENCE.items()]
-        + [("none", "not checked, so no evidence")]
-    )
-
-
-def _summary(rows: list[Row]) -> str:
-    t = _totals(rows)
-    parts = ", ".join(f"{t[v]} {v}" for v in (*VERDICTS, "error") if t[v])
-    return f"{len(rows)} results of the notes, each judged against the cubes: {parts}."
-
-
-def render_markdown(rows: list[Row]) -> str:
-    out = io.StringIO()
-    out.write("# Claims table\n\n")
-    out.write(_summary(rows) + "\n\n")
-    for word, meaning in _legend_lines():
-        out.write(f"- **{word}**: {meaning}.\n")
-    out.write("\nRows by document, verdict and evidence:\n\n")
-    out.write("| doc | verdict | " + " | ".join(EVIDENCE_COLUMNS) + " | all |\n")
-    out.write("| --- | --- |" + " ---: |" * (len(EVIDENCE_COLUMNS) + 1) + "\n")
-    for d, v, n in _count_lines(rows):
-        cells = " | ".join(str(n[e]) for e in EVIDENCE_COLUMNS)
-        out.write(f"| {d} | {v} | {cells} | {sum(n.values())} |\n")
-    out.write("\n| " + " | ".join(COLUMNS) + " |\n")
-    out.write("|" + " --- |" * len(COLUMNS) + "\n")
-    for row in rows:
-        cells = [str(v).replace("|", "\\|").replace("\n", " ") for v in row.as_dict().values()]
-        out.write("| " + " | ".join(cells) + " |\n")
-    return out.getvalue()
-
-
-_CSS = """
-body{font-family:system-ui,sans-serif;margin:1em;color:#222}
-table{border-collapse:collapse;font-size:12px}
-td,th{border:1px solid #ccc;padding:2px 4px;vertical-align:top;text-align:left;
-  overflow-wrap:break-word}
-td.id,td.num,td.cube,td.figure{overflow-wrap:anywhere}
-th{background:#f3f3f3;position:sticky;top:0;overflow-wrap:normal;font-size:11px}
-#results{table-layout:fixed;width:100%}
-#results th{cursor:pointer;user-select:none} #results th:after{content:' \\2195';color:#999}
-tr.reproduced td.verdict{background:#d9f2dd} tr.conditional td.verdict{background:#fcefc7}
-tr.discrepant td.verdict{background:#f8d7d3}
-tr.not-checked td.verdict{background:#eee} tr.error td.verdict{background:#f5a3a3}
-td.num{font-family:ui-monospace,monospace}
-td.count{text-align:right;font-family:ui-monospace,monospace}
-td.cube span{border-bottom:1px dotted #888;cursor:help}
-#filter{margin:.5em 0 1em;font-size:14px} #filter input{width:24em}
-dl{display:grid;grid-template-columns:max-content auto;gap:.1em 1em;font-size:13px}
-dt{font-weight:bold}
-"""
-
-# Column widths of the results table, in percent of the page (it never scrolls sideways).
-_WIDTHS = {
-    "id": 9,
-    "doc": 5,
-    "section": 4,
-    "line": 3,
-    "tag": 4.5,
-    "claim": 12,
-    "stated": 4.5,
-    "computed": 5,
-    "difference": 5,
-    "tolerance": 6,
-    "verdict": 6.5,
-    "evidence": 6,
-    "reading": 10.5,
-    "why": 10.5,
-    "cube": 4.5,
-    "figure": 4,
-}
-
-_JS = """
-function filterRows(){
-  const text=document.getElementById('q').value.toLowerCase();
-  const verdict=document.getElementById('v').value;
-  const evidence=document.getElementById('e').value;
-  let shown=0;
-  for(const tr of document.querySelectorAll('#results tbody tr')){
-    const ok=(!verdict||tr.className===verdict)&&(!evidence||tr.dataset.evidence===evidence)
-      &&tr.textContent.toLowerCase().includes(text);
-    tr.style.display=ok?'':'none'; shown+=ok;
-  }
-  document.getElementById('n').textContent=shown+' shown';
-}
-function sortBy(col){
-  const body=document.querySelector('#results tbody');
-  const rows=[...body.rows];
-  const dir=body.dataset.col==String(col)&&body.dataset.dir==='1'?-1:1;
-  const key=r=>r.cells[col].textContent.trim();
-  rows.sort((a,b)=>{
-    const x=key(a),y=key(b),nx=parseFloat(x),ny=parseFloat(y);
-    const c=(!isNaN(nx)&&!isNaN(ny)&&String(nx)===x&&String(ny)===y)?nx-ny:x.localeCompare(y);
-    return dir*c;
-  });
-  body.dataset.col=col; body.dataset.dir=dir;
-  for(const r of rows) body.appendChild(r);
-}
-"""
-
-
-def render_html(rows: list[Row]) -> str:
-    esc = html.escape
-    parts = [
-        "<!doctype html><meta charset='utf-8'><title>Claims table</title>",
-        f"<style>{_CSS}</style><script>{_JS}</script><h1>Claims table</h1>",
-        f"<p>{esc(_summary(rows))} <a href='../figures/index.html'>Figures</a>.</p><dl>",
-    ]
-    parts += [f"<dt>{esc(w)}</dt><dd>{esc(m)}.</dd>" for w, m in _legend_lines()]
-    parts.append("</dl><table id='counts'><tr><th>doc</th><th>verdict</th>")
-    parts += [f"<th>{e}</th>" for e in EVIDENCE_COLUMNS] + ["<th>all</th></tr>"]
-    for d, v, n in _count_lines(rows):
-        parts.append(f"<tr class='{v}'><td>{d}</td><td class='verdict'>{v}</td>")
-        parts += [f"<td class='count'>{n[e]}</td>" for e in EVIDENCE_COLUMNS]
-        parts.append(f"<td class='count'>{sum(n.values())}</td></tr>")
-    verdicts = "".join(f"<option>{v}</option>" for v in (*VERDICTS, "error"))
-    evidence = "".join(f"<option>{e}</option>" for e in EVIDENCE_COLUMNS)
-    parts.append(
-        "</table><h2>Every result</h2><div id='filter'>Filter: "
-        "<input id='q' oninput='filterRows()' placeholder='text in any column'> "
-        f"<select id='v' onchange='filterRows()'><option value=''>any verdict</option>{verdicts}"
-        "</select> <select id='e' onchange='filterRows()'><option value=''>any evidence</option>"
-        f"{evidence}</select> <span id='n'></span> (click a heading to sort)</div>"
-        "<table id='results'><colgroup>"
-    )
-    parts += [f"<col style='width:{_WIDTHS[c]}%'>" for c in COLUMNS]
-    parts.append("</colgroup><thead><tr>")
-    parts += [f"<th onclick='sortBy({i})'>{c}</th>" for i, c in enumerate(COLUMNS)]
-    parts.append("</tr></thead><tbody>")
-    numeric = {"line", "stated", "computed", "difference", "tolerance"}
-    for row in rows:
-        d = row.as_dict()
-        parts.append(
-            f"<tr id='{esc(d['id'])}' class='{esc(row.verdict)}' "
-            f"data-evidence='{esc(d['evidence'] or 'none')}'>"
-        )
-        for col in COLUMNS:
-            value = esc(str(d[col]))
-            if col in ("stated", "computed", "difference"):
-                value = value.replace(";", "; ")
-            if col == "cube" and d[col]:
-                value = f"<span title='{esc(row.long_name)}'>{value}</span>"
-            if col == "figure" and d[col]:
-                value = " ".join(
-                    f"<a href='../figures/index.html#{esc(f)}'>{esc(f)}</a>"
-                    for f in d[col].split(";")
-                )
-            cls = "num" if col in numeric else col
-            parts.append(f"<td class='{cls}'>{value}</td>")
-        parts.append("</tr>")
-    parts.append("</tbody></table>")
-    return "\n".join(parts)
-
-
-def write_tables(rows: list[Row], csv_path, md_path, html_path) -> None:
-    write_csv(rows, csv_path)
-    Path(md_path).write_text(render_markdown(rows), encoding="utf-8")
-    Path(html_path).write_text(render_html(rows), encoding="utf-8")

@@ -55,17 +55,19 @@ def draw_figures(
     return checks
 
 
-def judge_claims(registry, cube_paths: Mapping[str, str], csv_path, md_path, html_path):
-    """Judge the registry (a directory, or a list of its YAML files) and write the tables."""
-    from . import claims
+def judge_claims(
+    registry, cube_paths: Mapping[str, str], csv_path, md_path, html_path, errata_path
+):
+    """Judge the registry (a directory, or a list of its YAML files) and write the tables and
+    the errata page."""
+    from . import claims, tables
     from .cube import read_cube
 
     entries = claims.load_registry(registry)
     cubes = {name: read_cube(path) for name, path in cube_paths.items()}
     rows = claims.judge_all(entries, cubes)
-    claims.write_tables(rows, csv_path, md_path, html_path)
-    tally = claims.counts(rows)
-    log.info("%d claims: %s", len(rows), dict(sorted(tally.items())))
+    tables.write_tables(rows, csv_path, md_path, html_path, errata_path)
+    log.info("%s", tables.summary(rows))
     broken = [r for r in rows if r.verdict == "error"]
     for r in broken:
         log.error("claim %s could not be judged: %s", r.entry["id"], r.error)
@@ -341,5 +343,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             out / "claims.csv",
             out / "claims.md",
             out / "claims.html",
+            out / "errata.md",
         )
     return 0

@@ -84,16 +84,28 @@ def mutate_for(entry: Mapping):
     return transform
 
 
+MUTABLE = ("reproduced", "conditional", "unresolved")
+
+
+def mutable(entry: Mapping, verdict: str) -> bool:
+    """Whether a wrong science must change this row's verdict: a passing row must go red, and
+    an unresolved Monte Carlo row must be decided against (its band is then too wide to
+    matter). A discrepant row is left out (a wrong science moves its value anywhere but onto
+    the stated one), and so is an unresolved trained row (a toy-scale run never refutes)."""
+    if verdict == "unresolved":
+        return entry.get("evidence") != "trained"
+    return verdict in MUTABLE
+
+
 def survivors(entries, cubes: Mapping) -> list[tuple[dict, str]]:
-    """Passing rows (reproduced or conditional) whose verdict the mutation leaves unchanged,
-    with that verdict. A discrepant row is left out: a wrong science moves its value anywhere
-    but onto the stated one, so it stays discrepant whatever its band."""
+    """Rows a wrong science should move (``mutable``) whose verdict the mutation leaves
+    unchanged, with that verdict."""
     out = []
     for e in entries:
         if not claims.checks_of(e):
             continue
         before = claims.judge(e, cubes).verdict
-        if before not in ("reproduced", "conditional"):
+        if not mutable(e, before):
             continue
         after = claims.judge(e, cubes, mutate_for(e)).verdict
         if before == after:

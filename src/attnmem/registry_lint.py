@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from . import claims
+from . import claims, twins
 
 STATISTICAL = {"se", "se_mean", "se_identity", "quantile"}
 TOLERANCE_WORDS = ("printed", "exact", "approx")
@@ -69,8 +69,16 @@ def expected(entry: Mapping) -> str:
     return "reproduced" if claims.checks_of(entry) else "not-checked"
 
 
+# The words of an unresolved row's why that say what would decide it.
+DECIDES = re.compile(r"\bdecid\w*", re.IGNORECASE)
+
+
 def verdict_rules(entries: Iterable[Mapping]) -> list[str]:
-    """Verdicts, evidence classes, readings and reasons agree with DESIGN.md."""
+    """Verdicts, evidence classes, readings and reasons agree with DESIGN.md: five verdict
+    words; conditional only on an unstated reading, fitted inputs or a toy scale (a literal
+    reading decides by itself: failing, it makes the row discrepant); a trained row never
+    discrepant; an unresolved row says what would decide it; a why that blames the note only
+    beside discrepant."""
     problems = []
     for e in entries:
         i = e["id"]
@@ -78,6 +86,8 @@ def verdict_rules(entries: Iterable[Mapping]) -> list[str]:
         expect = expected(e)
         evidence = e.get("evidence")
         why = e.get("why", "")
+        if expect not in claims.VERDICTS:
+            problems.append(f"{i}: expect {expect!r} is not one of {', '.join(claims.VERDICTS)}")
         if checked and "stated" not in e:
             problems.append(f"{i}: a check needs a stated value to compare with")
         if checked and not evidence:
@@ -90,20 +100,33 @@ def verdict_rules(entries: Iterable[Mapping]) -> list[str]:
                 problems.append(f"{i}: expects {expect} but has nothing to check")
         elif expect == "not-checked":
             problems.append(f"{i}: has a check but expects not-checked")
-        if expect in ("discrepant", "not-checked", "conditional") and not why:
+        if expect != "reproduced" and not why:
             problems.append(f"{i}: expect {expect} needs a why")
-        rests = bool(e.get("conditional_on") or e.get("literal")) or evidence == "fitted"
+        rests = bool(e.get("conditional_on")) or evidence in ("fitted", "trained")
         if expect == "conditional" and not rests:
             problems.append(
-                f"{i}: conditional needs the unstated reading (conditional_on or literal) or "
-                "fitted inputs"
+                f"{i}: conditional needs the unstated reading (conditional_on), fitted inputs "
+                "or a trained toy scale; a literal reading decides by itself (failing, the row "
+                "is discrepant)"
             )
-        if expect == "reproduced" and rests and not e.get("literal"):
-            problems.append(f"{i}: a pass on an unstated reading or fitted inputs is conditional")
-        if expect in ("reproduced", "not-checked") and FAULT_WORDS.search(why):
+        if expect == "reproduced" and rests:
+            problems.append(
+                f"{i}: a pass on an unstated reading, fitted inputs or a toy-scale training run "
+                "is conditional"
+            )
+        if evidence == "trained" and expect == "discrepant":
+            problems.append(
+                f"{i}: a toy-scale training run cannot refute a result about larger models: a "
+                "disagreement is unresolved"
+            )
+        if expect == "unresolved" and not DECIDES.search(why):
+            problems.append(f"{i}: an unresolved row's why says what would decide it")
+        if expect == "discrepant" and why.lstrip().lower().startswith("unresolved"):
+            problems.append(f"{i}: a why that starts 'Unresolved' belongs to an unresolved row")
+        if expect != "discrepant" and FAULT_WORDS.search(why):
             problems.append(
                 f"{i}: the why says the note is at fault ({FAULT_WORDS.search(why).group(0)!r}) "
-                f"but the row expects {expect}"
+                f"but the row expects {expect}; as written false is discrepant"
             )
         if not e.get("audit"):
             problems.append(f"{i}: no audit (the second reader's finding)")
@@ -140,6 +163,12 @@ def _monte_carlo(e: Mapping) -> list[str]:
     relation = (e.get("stated") or {}).get("relation", "=")
     if any(over) and relation == "=" and kind not in STATISTICAL | {"approx", "abs", "exact"}:
         out.append("a mean over replicates needs a statistical tolerance")
+    if any(over) and relation == "=" and kind in ("abs", "exact") and _nonzero(e):
+        out.append(
+            f"tolerance {kind} on a mean over replicates asks every run to give the stated "
+            "value; a value the note printed from one run is judged by its quantile (a single "
+            "draw) or a statistical band (exact or abs only for a floating-point identity, 0)"
+        )
     for c in claims.checks_of(e):
         # the largest replicate bounds from above, the smallest from below: any other pairing
         # would pass when one replicate does, not when every one does
@@ -153,6 +182,13 @@ def _monte_carlo(e: Mapping) -> list[str]:
         if c.get("over") and ("max" in c or "min" in c):
             out.append("a check takes a mean ('over') or an extreme ('max', 'min'), not both")
     return out
+
+
+def _nonzero(e: Mapping) -> bool:
+    """Whether any stated value is a number other than 0 (or a label)."""
+    raw = (e.get("stated") or {}).get("value")
+    values = [claims.parse_printed(v) for v in (raw if isinstance(raw, list) else [raw])]
+    return any(p.number is None or p.number != 0 for p in values)
 
 
 def where_rules(entries: Iterable[Mapping], long_lines: Mapping = LONG_LINES) -> list[str]:
@@ -482,4 +518,5 @@ def all_problems(entries: list[Mapping], experiments: Mapping) -> list[str]:
         *verdict_rules(entries),
         *tolerance_rules(entries),
         *where_rules(entries),
+        *twins.twin_rules(entries),
     ]

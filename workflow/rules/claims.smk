@@ -15,6 +15,7 @@ rule claims:
         "results/claims.csv",
         "results/claims.md",
         report("results/claims.html", caption="../report/claims.rst", category="claims"),
+        "results/errata.md",
     log:
         "logs/claims.log",
     benchmark:
