@@ -279,6 +279,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p_mu.add_argument("--registry", default="config/claims")
     p_mu.add_argument("--results", default="results")
+    p_tw = sub.add_parser(
+        "twins", help="list the twin groups of the registry (rows stating the same fact)"
+    )
+    p_tw.add_argument("--registry", default="config/claims")
     sub.add_parser("list", help="list the experiments and the figures of each figure module")
     p_sc = sub.add_parser(
         "schema",
@@ -312,6 +316,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return lint_registry(args.registry)
     if args.command == "mutants":
         return list_mutants(args.registry, args.results)
+    if args.command == "twins":
+        from . import claims, twins
+
+        entries = claims.load_registry(args.registry)
+        print(twins.report(entries))
+        problems = twins.twin_rules(entries)
+        print("\n".join(problems) or f"{len(twins.groups(entries))} groups, each one design")
+        return 1 if problems else 0
     config = load_yaml(args.config)
     check_config(config, args.schema)
     if args.command == "run":

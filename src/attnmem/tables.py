@@ -157,8 +157,11 @@ function sortBy(col){
   const rows=[...body.rows];
   const dir=body.dataset.col==String(col)&&body.dataset.dir==='1'?-1:1;
   const key=r=>r.cells[col].textContent.trim();
+  const place=/^(\\d+)(?::(\\d+))?$/;  // line or line:char, compared as numbers
   rows.sort((a,b)=>{
-    const x=key(a),y=key(b),nx=parseFloat(x),ny=parseFloat(y);
+    const x=key(a),y=key(b),px=place.exec(x),py=place.exec(y);
+    if(px&&py) return dir*((+px[1]-py[1])||((+px[2]||0)-(+py[2]||0)));
+    const nx=parseFloat(x),ny=parseFloat(y);
     const c=(!isNaN(nx)&&!isNaN(ny)&&String(nx)===x&&String(ny)===y)?nx-ny:x.localeCompare(y);
     return dir*c;
   });
