@@ -56,17 +56,23 @@ def draw_figures(
 
 
 def judge_claims(
-    registry, cube_paths: Mapping[str, str], csv_path, md_path, html_path, errata_path
+    registry,
+    cube_paths: Mapping[str, str],
+    csv_path,
+    md_path,
+    html_path,
+    errata_path,
+    notes_docs=(),
 ):
     """Judge the registry (a directory, or a list of its YAML files) and write the tables and
-    the errata page."""
+    the errata page; ``notes_docs``: the notes whose page (results/notes/) the table links."""
     from . import claims, tables
     from .cube import read_cube
 
     entries = claims.load_registry(registry)
     cubes = {name: read_cube(path) for name, path in cube_paths.items()}
     rows = claims.judge_all(entries, cubes)
-    tables.write_tables(rows, csv_path, md_path, html_path, errata_path)
+    tables.write_tables(rows, csv_path, md_path, html_path, errata_path, notes_docs)
     log.info("%s", tables.summary(rows))
     broken = [r for r in rows if r.verdict == "error"]
     for r in broken:
@@ -215,7 +221,8 @@ def figures_job(smk) -> None:
 def claims_job(smk) -> None:
     setup_logging(smk.log[0] if smk.log else None)
     cube_paths = {Path(p).stem: p for p in smk.input.cubes}
-    judge_claims(list(smk.input.registry), cube_paths, *smk.output)
+    notes = json.loads(Path(smk.input.notes).read_text(encoding="utf-8"))["docs"]
+    judge_claims(list(smk.input.registry), cube_paths, *smk.output, notes_docs=notes)
 
 
 def gallery_job(smk) -> None:
