@@ -334,6 +334,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = load_yaml(args.config)
     check_config(config, args.schema)
     if args.command == "run":
+        known = config["experiments"]
+        if args.name not in known:
+            from difflib import get_close_matches
+
+            near = get_close_matches(args.name, known, n=3)
+            hint = f" (did you mean {', '.join(near)}?)" if near else ""
+            raise SystemExit(
+                f"no experiment {args.name!r} in {args.config}{hint}; "
+                "`python -m attnmem list` lists them"
+            )
         out = args.out or f"results/manual/{args.name}.nc"
         run_experiment(args.name, config["experiments"][args.name], config["seed"], out)
     elif args.command == "figure":
