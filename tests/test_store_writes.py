@@ -173,3 +173,25 @@ def test_edit_cost_monte_carlo_follows_the_trace_not_half_of_it():
         assert np.mean(out[key]) == pytest.approx(1.0, abs=0.03)
         assert abs(np.mean(out[key]) - 2.0) > 0.5
     assert np.mean(out["edit_mc_naive_over_closed"]) == pytest.approx(1.0, abs=0.03)
+
+
+def test_one_store_least_squares_ratio_samples_the_reads_like_the_hebbian_one():
+    """Exercise 1's least-squares ratio, like its Hebbian twin, is measured on the drawn
+    values: each read minus its signal H_jj v_j, summed in a plain loop here, against the
+    vectorised measure; its mean over values is the value-averaged (1 - H_jj)/H_jj."""
+    rng = np.random.default_rng(3)
+    K = sw.unit_rows(rng, (12, 4))
+    V = sw.unit_rows(rng, (12, 4))
+    H = K @ np.linalg.inv(K.T @ K) @ K.T
+    ratios = []
+    for j in range(12):
+        interference = sum(H[j, i] * V[i] for i in range(12) if i != j)
+        ratios.append(interference @ interference / H[j, j] ** 2)
+    read = sw.reads(sw.least_squares_store(K, V), K)
+    assert sw._sampled_isr(read, V, np.diag(H)) == pytest.approx(np.sqrt(np.mean(ratios)))
+    many = [
+        sw._sampled_isr(H @ W, W, np.diag(H)) ** 2
+        for W in sw.unit_rows(np.random.default_rng(4), (4000, 12, 4))
+    ]
+    averaged = np.mean((1 - np.diag(H)) / np.diag(H))
+    assert np.mean(many) == pytest.approx(averaged, rel=0.03)

@@ -12,7 +12,9 @@ NOTES = {
 }
 # Which notes the claims table links to, as a file named by their hash (attnmem.snapshots):
 # setting `notes:` rebuilds the table with its line links.
-NOTES_SNAPSHOT = str(snapshots.path("results/config", "notes", {"docs": sorted(NOTES)}))
+NOTES_SNAPSHOT = str(
+    snapshots.path("results/config/notes", "docs", {"docs": sorted(NOTES)})
+)
 
 
 rule claims:
@@ -71,14 +73,14 @@ rule gallery:
 
 rule notes_snapshot:
     output:
-        "results/config/notes.{digest}.json",
+        "results/config/notes/docs.{digest}.json",
     log:
         "logs/notes_snapshot.{digest}.log",
     wildcard_constraints:
         digest=r"[0-9a-f]{16}",
     localrule: True
     run:
-        write_snapshot(output[0], "notes", {"docs": sorted(NOTES)}, log[0])
+        write_snapshot(output[0], "docs", {"docs": sorted(NOTES)}, log[0])
 
 
 rule note_page:

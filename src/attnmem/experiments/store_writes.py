@@ -74,6 +74,13 @@ EDIT_MC_REPS = 20  # replicates of the Monte Carlo of the edit costs
 EDIT_MC_KEYS = 5000  # fresh keys per replicate
 
 
+def _sampled_isr(read: np.ndarray, values: np.ndarray, signal: np.ndarray) -> float:
+    """The root of the mean over pairs of |interference|^2 / signal^2 for one store, from its
+    reads (m, d), the stored values (m, d) and each pair's signal weight H_jj (m,)."""
+    interference = read - signal[:, None] * values
+    return float(np.sqrt(np.mean(np.sum(interference**2, axis=-1) / signal**2)))
+
+
 @experiment(
     grid={"d": ints(), "m": ints(), "seed": seeds()},
     params={
@@ -97,7 +104,8 @@ EDIT_MC_KEYS = 5000  # fresh keys per replicate
         Output("hebb_isr_one_store", "root mean squared error over signal, one store"),
         Output(
             "lsq_isr_one_store",
-            "root mean squared interference over signal, least squares, one store",
+            "root mean over pairs of |sum_{i!=j} H_ji v_i|^2 / H_jj^2, least squares, one store "
+            "(drawn values, the reads sampled as the Hebbian one's)",
         ),
         Output("whitening_cancels", "d times (Hebbian (m-1)/d minus m/d - 1), m > d", "pairs"),
         Output(
@@ -184,7 +192,9 @@ def linear_store_errors(d: int, m: int, seed: int, trials: int, rng) -> dict:
         "lsq_isr_formula": float(np.sqrt(m / d - 1.0)) if past else 0.0,
         # the same root ratios for one store of m pairs (draw 0), the size exercise 1 describes
         "hebb_isr_one_store": float(np.sqrt(hebb_sq[0].mean())),
-        "lsq_isr_one_store": float(np.sqrt(isr2[0].mean())),
+        # the least-squares read of pair j is H_jj v_j (the signal) plus sum_{i!=j} H_ji v_i;
+        # sampled with the drawn values, like the Hebbian ratio (not averaged over values)
+        "lsq_isr_one_store": _sampled_isr(lsq[0], V[0], lev[0]) if past else 0.0,
         "whitening_cancels": d * ((m - 1) / d - (m / d - 1.0)) if past else float("nan"),
         "hebb_weights_draw": hebb_w,
         "lsq_weights_draw": lsq_w,
