@@ -329,3 +329,28 @@ def test_errata_group_discrepant_rows_by_note_and_section_and_escape_text():
     assert "&lt;b&gt;" in text and "<b>" not in text
     page = tables.render_html(rows)
     assert "<a href='#every-word/x/y'>" in page and "id='unresolved-list'" in page
+
+
+def test_a_failing_check_under_an_open_reading_is_unresolved_not_discrepant():
+    """The note leaves an input open and our chosen input fails: that refutes our reading,
+    not the statement as written. A literal reading that fails still decides."""
+    c = cube()
+    check = {"cube": "c", "var": "x", "sel": {"k": "a"}}
+    open_input = entry("9.00", check, evidence="recomputed", conditional_on="we picked key a")
+    assert judge(open_input, c).verdict == "unresolved"
+    literal = {"check": check}
+    written = entry("9.00", check, evidence="recomputed", conditional_on="key a", literal=literal)
+    assert judge(written, c).verdict == "discrepant"
+
+
+def test_a_printed_draw_is_judged_over_the_values_its_digits_round_from():
+    """A draw printed as 0.52 is any value in [0.515, 0.525]: it holds when that interval
+    reaches into our distribution's central range, fails when it lies wholly beyond it, and
+    is undecided near the edge (the quantiles' binomial bands over 400 replicates)."""
+    c = cube()
+    mc = {"cube": "c", "var": "mc", "sel": {"d": 4}, "over": "seed"}  # 0.5 +- 0.01
+    row = judge(entry("0.52", mc, tolerance={"quantile": 0.05}), c)
+    assert row.verdict == "reproduced" and row.difference == "quantile 0.943-0.993"
+    # the same value printed to three digits lies in the upper tail: undecided, then beyond
+    assert judge(entry("0.520", mc, tolerance={"quantile": 0.05}), c).verdict == "unresolved"
+    assert judge(entry("0.522", mc, tolerance={"quantile": 0.05}), c).verdict == "discrepant"

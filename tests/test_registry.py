@@ -151,6 +151,16 @@ def test_the_lint_catches_what_it_should():
             "check": check,
             "expect": "unresolved",
         },
+        {  # a check under an open reading refutes only that reading
+            **base,
+            "id": "memory-math/ch3/open-reading-refutes",
+            "evidence": "recomputed",
+            "why": "Under our width the value is 1.2.",
+            "stated": {"value": "1"},
+            "check": check,
+            "conditional_on": "a width of 8",
+            "expect": "discrepant",
+        },
         {  # power: "every one of our runs" where the note printed one run
             **base,
             "id": "memory-math/ch3/every-run",

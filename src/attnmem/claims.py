@@ -612,10 +612,11 @@ def quantile_of(value: float, samples) -> float:
 
 
 def _judge_draw(stated: list[Printed], reading: Reading, level: float) -> Outcome:
-    """A single printed draw of a random quantity, judged by its quantile among our replicates:
-    it holds when the quantile lies inside the central 1 - level of our distribution, fails
-    when it lies outside, and is undecided when the quantile's own binomial band (QUANTILE_Z
-    standard errors over our replicates) crosses the edge of that range."""
+    """A single printed draw of a random quantity, judged by its quantile among our replicates
+    (over the values its printed digits round from): it holds when it reaches into the central
+    1 - level of our distribution, fails when it lies wholly in a tail beyond it, and is
+    undecided when the quantiles' own binomial bands (QUANTILE_Z standard errors over our
+    replicates) cross the edge of that range."""
     if reading.samples is None:
         raise ValueError("tolerance quantile needs a check with 'over' (replicates)")
     n_rep = reading.n_replicates
@@ -632,13 +633,19 @@ def _judge_draw(stated: list[Printed], reading: Reading, level: float) -> Outcom
 
     # power: with too few replicates even a draw beyond all of them is not shown outside
     powerless = band(0.0) >= lo
-    qs = [quantile_of(p.number, s) for p, s in zip(stated, reading.samples, strict=True)]
+    # The printed draw is any value its digits round from: its quantiles at both ends. It
+    # fails when that whole interval lies in one tail beyond the accepted range, holds when
+    # it reaches into the range (each end's binomial band counted against it), and is
+    # undecided in between.
+    spans = [
+        (quantile_of(p.number - p.half_unit, s), quantile_of(p.number + p.half_unit, s))
+        for p, s in zip(stated, reading.samples, strict=True)
+    ]
     statuses = []
-    for q in qs:
-        se = band(q)
-        if q + se < lo or q - se > hi:
+    for q_lo, q_hi in spans:
+        if q_hi + band(q_hi) < lo or q_lo - band(q_lo) > hi:
             statuses.append(FAIL)
-        elif lo <= q - se and q + se <= hi and not powerless:
+        elif q_hi - band(q_hi) >= lo and q_lo + band(q_lo) <= hi and not powerless:
             statuses.append(OK)
         else:
             statuses.append(UNDECIDED)
@@ -653,14 +660,15 @@ def _judge_draw(stated: list[Printed], reading: Reading, level: float) -> Outcom
         )
     elif status == UNDECIDED:
         note = (
-            f"Unresolved: the stated draw's quantile among our {n_rep} replicates is too close "
-            f"to the edge of [{lo:g}, {hi:g}] to tell; more replicates would decide."
+            f"Unresolved: the stated draw's quantile among our {n_rep} replicates (over the "
+            f"values its printed digits round from) is too close to the edge of [{lo:g}, "
+            f"{hi:g}] to tell; more replicates would decide."
         )
     medians = [float(np.median(s)) for s in reading.samples]
     return Outcome(
         ";".join(p.text for p in stated),
         ";".join(f"median {_fmt(m)}" for m in medians),
-        ";".join(f"quantile {q:.3f}" for q in qs),
+        ";".join(f"quantile {a:.3f}" if a == b else f"quantile {a:.3f}-{b:.3f}" for a, b in spans),
         f"quantile in [{lo:g}, {hi:g}] of {n_rep} replicates",
         status,
         reading.long_name,
@@ -789,15 +797,17 @@ def verdict_of(entry: Mapping, out: Outcome, literal: Outcome | None) -> str:
     computes the statement as written and it fails, the row is discrepant whatever its own
     check gives. A value our test cannot decide makes the row unresolved. A trained row never
     refutes (a toy-scale run that disagrees is unresolved) and passes only conditionally on
-    its scale; inputs fitted to the printed values or an unstated reading make a pass
-    conditional."""
+    its scale; nor does a check under a reading the note leaves open (``conditional_on``: it
+    fails only that reading). Inputs fitted to the printed values or an unstated reading make
+    a pass conditional."""
     trained = entry.get("evidence") == "trained"
-    for outcome in (literal, out):
-        if outcome is None or outcome.status == OK:
-            continue
-        if outcome.status == FAIL and not trained:
-            return "discrepant"
-        return "unresolved"
+    if literal is not None and literal.status != OK:
+        return "discrepant" if literal.status == FAIL and not trained else "unresolved"
+    if out.status != OK:
+        # a check under a reading the note leaves open (conditional_on) fails only that
+        # reading: it cannot show the statement false as written
+        refutes = not trained and not entry.get("conditional_on")
+        return "discrepant" if out.status == FAIL and refutes else "unresolved"
     if trained or entry.get("conditional_on") or entry.get("evidence") == "fitted":
         return "conditional"
     return "reproduced"
@@ -832,7 +842,9 @@ def judge(entry: Mapping, cubes: Mapping, transform=None) -> Row:
             verdict_of(entry, out, literal),
             literal=literal,
             long_name=out.long_name,
-            note=(literal.note if literal is not None and literal.note else out.note),
+            # a literal reading that does not hold speaks for the row; the main check's own
+            # sentence (about the reading) would read as the verdict's
+            note=(out.note if literal is None or literal.status == OK else literal.note),
             power=out.power,
             main=out,
         )

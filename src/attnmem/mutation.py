@@ -91,9 +91,10 @@ def mutable(entry: Mapping, verdict: str) -> bool:
     """Whether a wrong science must change this row's verdict: a passing row must go red, and
     an unresolved Monte Carlo row must be decided against (its band is then too wide to
     matter). A discrepant row is left out (a wrong science moves its value anywhere but onto
-    the stated one), and so is an unresolved trained row (a toy-scale run never refutes)."""
+    the stated one), and so is an unresolved row that cannot refute by design: a trained one
+    (a toy-scale run never refutes) or one under a reading the note leaves open."""
     if verdict == "unresolved":
-        return entry.get("evidence") != "trained"
+        return entry.get("evidence") != "trained" and not entry.get("conditional_on")
     return verdict in MUTABLE
 
 

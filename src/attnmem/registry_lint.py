@@ -119,6 +119,11 @@ def verdict_rules(entries: Iterable[Mapping]) -> list[str]:
                 f"{i}: a toy-scale training run cannot refute a result about larger models: a "
                 "disagreement is unresolved"
             )
+        if expect == "discrepant" and e.get("conditional_on") and not e.get("literal"):
+            problems.append(
+                f"{i}: a check under a reading the note leaves open fails only that reading: "
+                "unresolved, unless a literal reading (the statement as written) fails"
+            )
         if expect == "unresolved" and not DECIDES.search(why):
             problems.append(f"{i}: an unresolved row's why says what would decide it")
         if expect == "discrepant" and why.lstrip().lower().startswith("unresolved"):
