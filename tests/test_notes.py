@@ -83,8 +83,10 @@ def test_setting_notes_writes_the_page_and_links_the_table(pipeline, tmp_path):
         ]
     Path(project / "every-word.txt").write_text("words\n" * max(lines), encoding="utf-8")
     config = project / "config" / "config.yaml"
+    text = config.read_text(encoding="utf-8")
+    assert "\nnotes: {}\n" in text  # the default: no notes on this machine
     config.write_text(
-        config.read_text(encoding="utf-8") + "\nnotes:\n  every-word: every-word.txt\n",
+        text.replace("\nnotes: {}\n", "\nnotes:\n  every-word: every-word.txt\n"),
         encoding="utf-8",
     )
     snakemake("--cores", "2", "--snakefile", str(project / "workflow/Snakefile"), cwd=project)

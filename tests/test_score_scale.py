@@ -89,4 +89,6 @@ def test_a_wrong_entry_law_turns_the_scale_claims_red(monkeypatch):
     original = ss.shortcut_scores
     monkeypatch.setattr(ss, "shortcut_scores", lambda *a: 0.5 * original(*a))
     ds = run_experiment(exp, block, 0)
-    assert claims.judge(entry, {"score_scale": ds}).verdict == "discrepant"
+    # no longer a pass; and since the law is our reading, not the note's, a failure under it
+    # refutes the reading: unresolved, not discrepant
+    assert claims.judge(entry, {"score_scale": ds}).verdict == "unresolved"
