@@ -28,6 +28,13 @@ window.addEventListener('load', () => {
   sortBy(col);
   const back = cells();
   out.reversed = back.every((v, i) => i === 0 || back[i - 1].localeCompare(v) >= 0);
+  const line = head.indexOf('line');
+  const place = t => t.split(':').map(Number);
+  sortBy(line);
+  const lines = [...document.querySelectorAll('#results tbody tr')]
+      .map(r => place(r.cells[line].textContent));
+  out.linesNumeric = lines.every((v, i) => i === 0 || lines[i - 1][0] < v[0]
+      || (lines[i - 1][0] === v[0] && (lines[i - 1][1] || 0) <= (v[1] || 0)));
   const hover = document.querySelector('#results td.cube span[title]');
   out.hover = hover ? hover.getAttribute('title') : null;
   const wide = ['why', 'reading'].map(c => head.indexOf(c));
@@ -52,4 +59,6 @@ def test_claims_page_sorts_and_fits_1400_px(pipeline, tmp_path):
     assert out["scrollWidth"] <= out["clientWidth"], f"scrolls sideways: {out}"
     assert out["cellsInside"], "why or reading runs past the window"
     assert out["sorted"] and out["reversed"], "clicking a heading does not sort"
+    # line:char sorts as numbers (1:327 before 1:3256, 9 before 10), not as text
+    assert out["linesNumeric"], "the line column sorts as text"
     assert out["hover"] and ":" in out["hover"], "no long_name on hover over the cube"

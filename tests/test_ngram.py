@@ -11,3 +11,14 @@ def test_context_growth_is_counted_on_two_languages():
     assert ng.window_staircase(8, 6, 2, 12, 40000)["context_growth_enumerated"] == 6.0
     assert ng.window_staircase(3, 2, 4, 12, 40000)["context_growth_enumerated"] == 2.0
     assert np.isnan(ng.window_staircase(8, 6, 3, 12, 40000)["context_growth_enumerated"])
+
+
+def test_clue_distance_counts_words_back_from_the_blank():
+    # the word just before the blank is one back; dashes and commas are not words
+    assert ng.clue_distance("a clue \u2014 then, the ___.", "then") == 2
+    assert ng.clue_distance("clue one two ____", "clue") == 3
+    assert ng.words_of("it\u2019s out \u2014 to be __.") == ["it\u2019s", "out", "to", "be", "__"]
+    # the Journal's entry: the settling word is the 7th of 25 words, the blank the 25th
+    assert len(ng.words_of(ng.JOURNAL_ENTRY)) == 25
+    assert ng.clue_distance() == 18
+    assert ng.markov_table(20000, 20)["clue_distance"] == 18.0

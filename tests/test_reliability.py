@@ -247,3 +247,18 @@ def test_a_full_disk_says_so_and_leaves_nothing(tmp_path, monkeypatch):
     monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(10**9, 0, 10**9))
     with pytest.raises(RuntimeError, match="HDF error"):  # space left: the error as it was
         cube.write_cube(good, tmp_path / "c.nc")
+
+
+def test_an_unknown_experiment_name_is_refused_with_a_suggestion(tmp_path):
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "attnmem", "--config", str(ROOT / "config/config.yaml"),
+         "--schema", str(ROOT / "workflow/schemas/config.schema.yaml"), "run", "soft_lookp"],
+        cwd=tmp_path, capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+    assert "no experiment 'soft_lookp'" in proc.stderr and "did you mean soft_lookup" in proc.stderr

@@ -56,7 +56,11 @@ def test_chain_rule_gap_detects_a_wrong_joint():
 
 def test_printed_sentences():
     out = tp.printed_sentences(8, 6)
-    assert np.all(out["is_sentence"] == 1) and np.all(out["final_reach"] == 11)
+    assert np.all(out["is_sentence"] == 1)
+    # the final name's first occurrence is the giver at position 0, L + 8 tokens back
+    assert np.all(out["final_reach"] == out["length"] - 2)
+    plain = list(tp.PRINTED).index("line554")  # C2's plain sentence, L = 0 (line 554)
+    assert out["length"][plain] == 10 and out["final_reach"][plain] == 8
 
 
 def test_copy_reaches_are_counted_on_a_sentence():

@@ -56,17 +56,23 @@ def draw_figures(
 
 
 def judge_claims(
-    registry, cube_paths: Mapping[str, str], csv_path, md_path, html_path, errata_path
+    registry,
+    cube_paths: Mapping[str, str],
+    csv_path,
+    md_path,
+    html_path,
+    errata_path,
+    notes_docs=(),
 ):
     """Judge the registry (a directory, or a list of its YAML files) and write the tables and
-    the errata page."""
+    the errata page; ``notes_docs``: the notes whose page (results/notes/) the table links."""
     from . import claims, tables
     from .cube import read_cube
 
     entries = claims.load_registry(registry)
     cubes = {name: read_cube(path) for name, path in cube_paths.items()}
     rows = claims.judge_all(entries, cubes)
-    tables.write_tables(rows, csv_path, md_path, html_path, errata_path)
+    tables.write_tables(rows, csv_path, md_path, html_path, errata_path, notes_docs)
     log.info("%s", tables.summary(rows))
     broken = [r for r in rows if r.verdict == "error"]
     for r in broken:
@@ -221,7 +227,8 @@ def figures_job(smk) -> None:
 def claims_job(smk) -> None:
     setup_logging(smk.log[0] if smk.log else None)
     cube_paths = {Path(p).stem: p for p in smk.input.cubes}
-    judge_claims(list(smk.input.registry), cube_paths, *smk.output)
+    notes = json.loads(Path(smk.input.notes).read_text(encoding="utf-8"))["docs"]
+    judge_claims(list(smk.input.registry), cube_paths, *smk.output, notes_docs=notes)
 
 
 def gallery_job(smk) -> None:
@@ -285,6 +292,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p_mu.add_argument("--registry", default="config/claims")
     p_mu.add_argument("--results", default="results")
+    p_tw = sub.add_parser(
+        "twins", help="list the twin groups of the registry (rows stating the same fact)"
+    )
+    p_tw.add_argument("--registry", default="config/claims")
     sub.add_parser("list", help="list the experiments and the figures of each figure module")
     p_sc = sub.add_parser(
         "schema",
@@ -318,9 +329,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return lint_registry(args.registry)
     if args.command == "mutants":
         return list_mutants(args.registry, args.results)
+    if args.command == "twins":
+        from . import claims, twins
+
+        entries = claims.load_registry(args.registry)
+        print(twins.report(entries))
+        problems = twins.twin_rules(entries)
+        print("\n".join(problems) or f"{len(twins.groups(entries))} groups, each one design")
+        return 1 if problems else 0
     config = load_yaml(args.config)
     check_config(config, args.schema)
     if args.command == "run":
+        known = config["experiments"]
+        if args.name not in known:
+            from difflib import get_close_matches
+
+            near = get_close_matches(args.name, known, n=3)
+            hint = f" (did you mean {', '.join(near)}?)" if near else ""
+            raise SystemExit(
+                f"no experiment {args.name!r} in {args.config}{hint}; "
+                "`python -m attnmem list` lists them"
+            )
         out = args.out or f"results/manual/{args.name}.nc"
         run_experiment(args.name, config["experiments"][args.name], config["seed"], out)
     elif args.command == "figure":

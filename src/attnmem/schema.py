@@ -234,6 +234,26 @@ def config_schema(experiments: Mapping[str, Experiment]) -> dict:
                 ),
                 "type": "boolean",
             },
+            "notes": {
+                "description": (
+                    "where the notes are on this machine (document key -> path of its text, "
+                    "relative to the project folder or absolute); when set, results/notes/"
+                    "<doc>.html shows the note with every result marked and linked to its row. "
+                    "Empty by default: the project ships no text of the notes"
+                ),
+                "type": ["object", "null"],
+                "additionalProperties": False,
+                "properties": {
+                    doc: {"type": "string", "minLength": 1}
+                    for doc in (
+                        "first-principles",
+                        "memory-math",
+                        "every-word",
+                        "soft-dictionary",
+                        "every-layer-a-store",
+                    )
+                },
+            },
             "figures": {
                 "description": (
                     "settings of the figures (grid values they draw), one block per figure module"
@@ -307,7 +327,9 @@ def config_readme(experiments: Mapping[str, Experiment]) -> str:
         "figure module picks, checked against the grids before any job) and, optionally, "
         "`limits` (`hours`, `memory_gb`: the largest estimated cost one experiment may have; "
         "2 CPU-hours and 8 GB by default) and `svg` (true to write every figure as SVG beside "
-        "its PNG; false by default, since an SVG is a second full draw of the figure).",
+        "its PNG; false by default, since an SVG is a second full draw of the figure) and "
+        "`notes` (document key -> path of the note's text on this machine: the pipeline then "
+        "writes results/notes/<doc>.html, the note with every judged result marked).",
         "",
         "In a block, a grid key takes a list of values (or `{first, last[, step]}` for an integer "
         "range, or `{count: n}` for seeds); the cube has one dimension per grid key. A parameter "

@@ -157,8 +157,11 @@ function sortBy(col){
   const rows=[...body.rows];
   const dir=body.dataset.col==String(col)&&body.dataset.dir==='1'?-1:1;
   const key=r=>r.cells[col].textContent.trim();
+  const place=/^(\\d+)(?::(\\d+))?$/;  // line or line:char, compared as numbers
   rows.sort((a,b)=>{
-    const x=key(a),y=key(b),nx=parseFloat(x),ny=parseFloat(y);
+    const x=key(a),y=key(b),px=place.exec(x),py=place.exec(y);
+    if(px&&py) return dir*((+px[1]-py[1])||((+px[2]||0)-(+py[2]||0)));
+    const nx=parseFloat(x),ny=parseFloat(y);
     const c=(!isNaN(nx)&&!isNaN(ny)&&String(nx)===x&&String(ny)===y)?nx-ny:x.localeCompare(y);
     return dir*c;
   });
@@ -168,12 +171,25 @@ function sortBy(col){
 """
 
 
-def render_html(rows: list[Row]) -> str:
+NOTES_HOWTO = (
+    "Each row's line opens the note at that result when the notes are on this machine: set "
+    "notes: in config/config.yaml (document key -> path of the note's text, e.g. notes: "
+    "{first-principles: ../notes/first-principles.txt}) and rerun snakemake; results/notes/ "
+    "then holds each note with every result marked in its verdict's colour."
+)
+
+
+def render_html(rows: list[Row], notes_docs=()) -> str:
+    """claims.html; ``notes_docs``: the notes whose page results/notes/<doc>.html exists, to
+    which each of their rows' line links."""
     esc = html.escape
+    notes_docs = set(notes_docs)
+    howto = "" if notes_docs >= set(DOCS) else f"<p class='howto'>{esc(NOTES_HOWTO)}</p>"
     parts = [
         "<!doctype html><meta charset='utf-8'><title>Claims table</title>",
         f"<style>{_CSS}</style><script>{_JS}</script><h1>Claims table</h1>",
-        f"<p>{esc(summary(rows))} <a href='../figures/index.html'>Figures</a>.</p><dl>",
+        f"<p>{esc(summary(rows))} <a href='../figures/index.html'>Figures</a>. "
+        f"<a href='errata.md'>Errata</a>.</p>{howto}<dl>",
     ]
     parts += [f"<dt>{esc(w)}</dt><dd>{esc(m)}.</dd>" for w, m in _legend_lines()]
     parts.append("</dl>")
@@ -209,6 +225,8 @@ def render_html(rows: list[Row]) -> str:
             value = esc(str(d[col]))
             if col in ("stated", "computed", "difference"):
                 value = value.replace(";", "; ")
+            if col == "line" and d["doc"] in notes_docs:
+                value = f"<a href='notes/{esc(d['doc'])}.html#{esc(d['id'])}'>{value}</a>"
             if col == "cube" and d[col]:
                 value = f"<span title='{esc(row.long_name)}'>{value}</span>"
             if col == "figure" and d[col]:
@@ -307,8 +325,8 @@ def _errata_html(rows: list[Row]) -> list[str]:
     return parts
 
 
-def write_tables(rows: list[Row], csv_path, md_path, html_path, errata_path) -> None:
+def write_tables(rows: list[Row], csv_path, md_path, html_path, errata_path, notes_docs=()) -> None:
     write_csv(rows, csv_path)
     Path(md_path).write_text(render_markdown(rows), encoding="utf-8")
-    Path(html_path).write_text(render_html(rows), encoding="utf-8")
+    Path(html_path).write_text(render_html(rows, notes_docs), encoding="utf-8")
     Path(errata_path).write_text(render_errata(rows), encoding="utf-8")

@@ -487,7 +487,9 @@ def thanked_name_seen(tokens: np.ndarray, n_names: int) -> bool:
         ),
     ),
     coords={"example": tuple(PRINTED), "kind": KINDS, "template": tl.TEMPLATE},
-    sections=("first-principles: opening (lines 3-4), ruler (9-15), A1 (55-56), A2 (229)",),
+    sections=(
+        "first-principles: opening (lines 3-4), ruler (9-15), A1 (55-56), A2 (229), C2 (554)",
+    ),
 )
 def printed_text(N: int, F: int) -> dict:
     """The sentences the note prints (are they sentences, how long, how far the final copy

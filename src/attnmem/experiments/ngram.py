@@ -1,7 +1,9 @@
 """Order-r window (n-gram) models: the size of their tables and what they pay.
 
 A model that conditions on the last ``r`` tokens keeps one row per distinct window; over a
-vocabulary of ``V`` words there can be ``V**r`` of them (soft-dictionary line 21).
+vocabulary of ``V`` words there can be ``V**r`` of them (soft-dictionary line 21). How far
+back the clue of the Journal's example entry sits (soft-dictionary lines 17-19) is counted on
+the entry itself, spelt word for word below.
 
 On ToyLang (first-principles A3, lines 232-263, and A4, lines 295-301): what a window of ``r``
 tokens with unlimited data pays on the two copied names, as closed forms over (N, L, r) and
@@ -13,6 +15,7 @@ the size of the neural window of Bengio et al. (2003) as the note counts it.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 from scipy.special import digamma
@@ -25,19 +28,52 @@ def _r_coords(r_max: int, **_) -> range:
     return range(r_max + 1)
 
 
+# The Journal entry with a word missing (soft-dictionary line 17), as the note spells it; the
+# blank is the run of underscores. The word that settles the blank is named at line 19.
+JOURNAL_ENTRY = (
+    "The unlabeled bento from Monday \u2014 the heavy one in the blue furoshiki, the one the "
+    "trainee carried around all afternoon \u2014 turned out to be ______."
+)
+SETTLING_WORD = "heavy"
+_WORD = re.compile(r"[A-Za-z0-9'\u2019]+|_+")
+
+
+def words_of(text: str) -> list[str]:
+    """The words of a text in order: runs of letters, digits and apostrophes, and a run of
+    underscores as one word (the blank); dashes and other punctuation are not words."""
+    return _WORD.findall(text)
+
+
+def clue_distance(text: str = JOURNAL_ENTRY, clue: str = SETTLING_WORD) -> int:
+    """How many words back from the blank the clue sits: the blank's position in the text's
+    words minus the clue's (1 for the word just before the blank)."""
+    w = words_of(text)
+    blanks = [i for i, x in enumerate(w) if set(x) == {"_"}]
+    if len(blanks) != 1:
+        raise ValueError(f"the text has {len(blanks)} blanks, not one")
+    return blanks[0] - w.index(clue)
+
+
 @experiment(
     grid={"vocab": ints(), "context": ints()},
     outputs=(
         Output("log10_rows", "log10 of the rows of a table over every window"),
         Output("growth_per_token", "factor by which one more token of window multiplies the rows"),
+        Output(
+            "clue_distance",
+            "words back from the blank of the example entry to the word that settles it",
+            "words",
+        ),
     ),
-    sections=("soft-dictionary: The Journal Wants an Autocomplete (line 21)",),
+    sections=("soft-dictionary: The Journal Wants an Autocomplete (lines 17-21)",),
 )
 def markov_table(vocab: int, context: int) -> dict:
-    """log10 of the number of rows of a table over every window of ``context`` tokens."""
+    """log10 of the number of rows of a table over every window of ``context`` tokens; and, the
+    same at every point, how far back the example entry's clue sits."""
     return {
         "log10_rows": context * math.log10(vocab),
         "growth_per_token": float(vocab),
+        "clue_distance": float(clue_distance()),
     }
 
 

@@ -343,7 +343,8 @@ def ruler_enumeration(N: int, L: int, F: int) -> dict:
 # ----------------------------------------------------------------------------- printed text
 
 # The sentences first-principles prints, typed as data: lines 11-14 (four draws of the generator
-# at N=8, L=3), the prompt of line 3 completed with its answer, and the example of line 55.
+# at N=8, L=3), the prompt of line 3 completed with its answer, the example of line 55, and the
+# plain sentence (L = 0) whose ten tokens C2 shuffles (line 554).
 PRINTED = {
     "line11": "Flo gave Ann a pen and yes well then Ann thanked Flo .",
     "line12": "Di gave Ben a book now so and then Ben thanked Di .",
@@ -351,6 +352,7 @@ PRINTED = {
     "line14": "Cy gave Flo a pen yes now and then Flo thanked Cy .",
     "line3": "Flo gave Ann a pen and yes well then Ann thanked Flo .",
     "line55": "Ann gave Ben a book and so well then Ben thanked Ann .",
+    "line554": "Ann gave Ben a pen then Ben thanked Ann .",
 }
 
 
