@@ -62,7 +62,8 @@ def snakemake(workdir: Path, blocks: dict, cores: int) -> float:
     override = workdir / "override.yaml"
     override.write_text(yaml.safe_dump({"experiments": blocks}))
     exe = Path(sys.executable).with_name("snakemake")
-    cmd = [str(exe) if exe.exists() else "snakemake", "--snakefile", str(ROOT / "workflow/Snakefile")]
+    cmd = [str(exe) if exe.exists() else "snakemake"]
+    cmd += ["--snakefile", str(ROOT / "workflow/Snakefile")]
     cmd += [f"results/{name}.nc" for name in blocks]
     cmd += ["--directory", str(workdir), "--cores", str(cores), "--quiet"]
     cmd += ["--configfile", str(ROOT / "config/config.yaml"), str(override)]
@@ -117,9 +118,7 @@ def harvest(name: str, block: dict, data: str) -> float:
     harvester = xyzpy.Harvester(runner, data_name=data)
     combos = expand_grid(block, exp.grid)
     start = time.perf_counter()
-    harvester.harvest_combos(
-        combos, missing_only=True, parallel=True, num_workers=2, verbosity=0
-    )
+    harvester.harvest_combos(combos, missing_only=True, parallel=True, num_workers=2, verbosity=0)
     return time.perf_counter() - start
 
 
@@ -216,11 +215,14 @@ def sharded_benchmark(base: int, size: int, xyz: bool) -> list[tuple[str, str, s
     rows = [
         ("10x grid from scratch, --cores 1", f"{one:.1f} s", ""),
         ("10x grid from scratch, --cores 2", f"{two:.1f} s", f"speedup {one / two:.2f}x"),
-        (f"widen {base} -> {x10} seeds", f"{widen10:.1f} s", f"{widen10 / new10:.2f}x the new points ({new10:.1f} s)"),
-        (f"widen {x10} -> {x100} seeds", f"{widen100:.1f} s", f"{widen100 / new100:.2f}x the new points ({new100:.1f} s)"),
-    ]  # fmt: skip
-    for label, ours, theirs in zip((x10, x100), (widen10, widen100), peer, strict=False):
-        rows.append((f"xyzpy Harvester, widen to {label}", f"{theirs:.1f} s", f"{theirs / ours:.2f}x ours"))  # fmt: skip
+    ]
+    widenings = [(f"{base} -> {x10}", widen10, new10), (f"{x10} -> {x100}", widen100, new100)]
+    for label, ours, alone in widenings:
+        ratio = f"{ours / alone:.2f}x the new points alone ({alone:.1f} s)"
+        rows.append((f"widen {label} seeds", f"{ours:.1f} s", ratio))
+    for (label, ours, _), theirs in zip(widenings, peer, strict=False):
+        ratio = f"{theirs / ours:.2f}x ours"
+        rows.append((f"xyzpy Harvester, widen {label}", f"{theirs:.1f} s", ratio))
     return rows
 
 

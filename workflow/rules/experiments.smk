@@ -145,7 +145,8 @@ rule config_snapshot:
     log:
         "logs/config/{experiment}.{digest}.log",
     wildcard_constraints:
-        experiment=r"[A-Za-z_]\w*",
+        # the configured experiments only (results/config/ holds other snapshots too)
+        experiment="|".join(config["experiments"]),
         digest=r"[0-9a-f]{16}",
     localrule: True
     run:
