@@ -301,3 +301,50 @@ def test_editing_the_science_recomputes_every_point(tmp_path):
     assert len(list((project / "results/points/soft_lookup").iterdir())) == 1
     again = subprocess.run([*cmd, "-n"], cwd=project, env=env, capture_output=True, text=True)
     assert "Nothing to be done" in again.stdout + again.stderr
+
+
+@pytest.mark.pipeline
+def test_on_a_cluster_a_large_grid_spreads_over_shard_jobs_with_the_same_cube(tmp_path):
+    """What a cluster's Snakemake plans and runs (the remote mode its jobs parse the workflow
+    in), in a project copy whose shards hold a second of estimated work: the grid is cut into
+    shard jobs with no setting, gathered into the cube of a local build (bit for bit); widening
+    its seeds adds one shard job, which computes only the new points."""
+    import os
+    from pathlib import Path
+
+    project = tmp_path / "project"
+    skip = shutil.ignore_patterns("__pycache__", "*.egg-info")
+    for part in ("workflow", "config", "src"):
+        shutil.copytree(ROOT / part, project / part, ignore=skip)
+    shards = project / "src/attnmem/shards.py"
+    text = shards.read_text()
+    assert "\nCLUSTER_SHARD_SECONDS = 240.0" in text
+    shards.write_text(
+        text.replace("\nCLUSTER_SHARD_SECONDS = 240.0", "\nCLUSTER_SHARD_SECONDS = 1.0")
+    )
+    block = {**SCORE, "d_k": [4, 8], "rows": 1000, "seed": {"count": 1000}}  # 1.6 s estimated
+    exe = Path(sys.executable).with_name("snakemake")
+    env = {**os.environ, "PYTHONPATH": str(project / "src")}
+
+    def remote(block, *extra):
+        (project / "override.yaml").write_text(
+            yaml.safe_dump({"experiments": {"score_scale": block}})
+        )
+        cmd = [str(exe) if exe.exists() else "snakemake", "results/score_scale.nc", "--cores", "2"]
+        cmd += ["--configfile", "config/config.yaml", "override.yaml", "--mode", "remote", *extra]
+        return subprocess.run(cmd, cwd=project, env=env, check=True, capture_output=True, text=True)
+
+    remote(block)
+    assert len(list((project / "results/shards/score_scale").glob("seed*.nc"))) == 2
+    _build(tmp_path / "local", {"score_scale": block})
+    assert not (tmp_path / "local/results/shards").exists()
+    cluster = xr.load_dataset(project / "results/score_scale.nc")
+    local = xr.load_dataset(tmp_path / "local/results/score_scale.nc")
+    bitwise(cluster.drop_attrs(), local.drop_attrs())
+
+    wide = {**block, "seed": {"count": 1100}}
+    (project / "results/score_scale.nc").unlink()  # remote mode reruns nothing for a new config
+    remote(wide)
+    assert len(list((project / "results/shards/score_scale").glob("seed*.nc"))) == 3
+    logs = sorted((project / "logs/shards/score_scale").glob("seed1000-*.log"))
+    assert len(logs) == 1 and "computed 200 of 200 grid points" in logs[0].read_text()

@@ -54,7 +54,7 @@ def spec(block: Mapping, grid_keys) -> dict | None:
 
 def automatic(block: Mapping, grid_keys, work: float) -> dict | None:
     """The cut of a grid of ``work`` CPU seconds into shards of about CLUSTER_SHARD_SECONDS
-    (at most MAX_SHARDS): along its seeds, or else its grid key with the most values, in
+    (about MAX_SHARDS at most): along its seeds, or else its grid key with the most values, in
     blocks of consecutive values; None when the grid is cheaper than one shard."""
     from .costs import value_count
 
@@ -66,8 +66,14 @@ def automatic(block: Mapping, grid_keys, work: float) -> dict | None:
         if n < 2:
             continue
         size = max(1, int(CLUSTER_SHARD_SECONDS / (work / n)), -(-n // MAX_SHARDS))
-        return {"by": [dim], "size": size, "blocks": True}
+        return {"by": [dim], "size": _round(size), "blocks": True}
     return None
+
+
+def _round(size: int) -> int:
+    """``size`` rounded down to 1, 2 or 5 times a power of ten (shards named seed0-19999)."""
+    power = 10 ** (len(str(size)) - 1)
+    return max(m * power for m in (1, 2, 5) if m * power <= size)
 
 
 def _groups(dim: str, raw, values: list, size: int, blocks: bool = False) -> list[list]:
