@@ -6,6 +6,7 @@ the cores a job is given share its points, with the same cube."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -281,7 +282,6 @@ def test_editing_the_science_recomputes_every_point(tmp_path):
     """A project copy: build, append a comment to the science module, rebuild: Snakemake reruns
     the experiment (an updated input) and the job computes every point again, its store
     context being new (the old one is removed); a second run has nothing to do."""
-    import os
     from pathlib import Path
 
     project = tmp_path / "project"
@@ -309,7 +309,6 @@ def test_on_a_cluster_a_large_grid_spreads_over_shard_jobs_with_the_same_cube(tm
     in), in a project copy whose shards hold a second of estimated work: the grid is cut into
     shard jobs with no setting, gathered into the cube of a local build (bit for bit); widening
     its seeds adds one shard job, which computes only the new points."""
-    import os
     from pathlib import Path
 
     project = tmp_path / "project"
@@ -348,3 +347,39 @@ def test_on_a_cluster_a_large_grid_spreads_over_shard_jobs_with_the_same_cube(tm
     assert len(list((project / "results/shards/score_scale").glob("seed*.nc"))) == 3
     logs = sorted((project / "logs/shards/score_scale").glob("seed1000-*.log"))
     assert len(logs) == 1 and "computed 200 of 200 grid points" in logs[0].read_text()
+
+
+def test_a_script_job_spreads_its_points_over_its_threads(tmp_path, monkeypatch):
+    """The script job's entry point (attnmem.jobs.experiment_job) runs as many worker processes
+    as Snakemake gives it threads, and writes the cube of one core; a grid of no keys (one
+    point) is kept and reused like any other."""
+    import json
+    from types import SimpleNamespace
+
+    from attnmem.cube import read_cube
+    from attnmem.jobs import _THREAD_VARIABLES, experiment_job
+
+    monkeypatch.chdir(tmp_path)
+    for variable in _THREAD_VARIABLES:  # the job sets them to 1; restored after the test
+        monkeypatch.setenv(variable, os.environ.get(variable, ""))
+    block = {**CONFIG["experiments"]["random_key_memory"], "seed": {"count": 4}, "trials": 20}
+    for name, blk, threads in (("random_key_memory", block, 2), ("unified_view", None, 2)):
+        blk = blk or CONFIG["experiments"][name]
+        snapshot = tmp_path / f"{name}.json"
+        snapshot.write_text(json.dumps({"experiment": name, "block": blk, "seed": SEED}))
+        for attempt in ("first", "again"):
+            smk = SimpleNamespace(
+                input=SimpleNamespace(config=str(snapshot)),
+                output=[str(tmp_path / f"{name}.nc")],
+                log=[str(tmp_path / f"{name}.{attempt}.log")],
+                threads=threads,
+            )
+            experiment_job(smk)
+        first = (tmp_path / f"{name}.first.log").read_text()
+        workers = 2 if name == "random_key_memory" else 1  # at most one per point
+        assert f", {workers} worker{'s' if workers > 1 else ''}\n" in first, first
+        assert re.search(
+            r"computed 0 of \d+ grid points", (tmp_path / f"{name}.again.log").read_text()
+        )
+        cube = read_cube(tmp_path / f"{name}.nc")
+        bitwise(cube.drop_attrs(), reference(name, blk).drop_attrs())
