@@ -3,7 +3,9 @@
     python benchmarks/costs.py [--benchmarks logs/benchmarks] [--results results] [--logs logs]
 
 Reads Snakemake's benchmark file of every experiment job (wall seconds ``s``, peak ``max_rss``
-in MB) and its cube, divides by the grid points of config/config.yaml, and writes
+in MB) and its cube, divides by the grid points the job computed (its log says how many: points
+computed by an earlier job are reused, attnmem.points; an experiment whose job computed none is
+skipped: remove results/points/<name> and rebuild it to measure it), and writes
 workflow/schemas/costs.json: ``{name: {seconds_per_point, bytes_per_point, base_mb}}``, with
 a script job's start-up (START_SECONDS) left out; ``point_mb``: the peak memory one grid point
 holds (its last, traced with tracemalloc: numpy's arrays are traced, torch's are not); and
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import re
 import sys
 import tracemalloc
 from pathlib import Path
@@ -73,10 +76,16 @@ def main() -> int:
         block = config["experiments"][name]
         points = point_count(block, manifest[name]["grid"])
         log = Path(args.logs) / f"{name}.log"  # says whether the job ran in Snakemake's process
-        started = not (log.exists() and IN_PROCESS_MARK in log.read_text(encoding="utf-8"))
+        text = log.read_text(encoding="utf-8") if log.exists() else ""
+        started = IN_PROCESS_MARK not in text
+        computed = re.findall(r"computed (\d+) of (\d+) grid points", text)
+        new = int(computed[-1][0]) if computed else points
+        if new == 0:
+            print(f"{name}: its job computed no point (all reused), skipped", file=sys.stderr)
+            continue
         seconds = max(float(rec["s"]) - (START_SECONDS if started else 0.0), 0.01)
         out[name] = {
-            "seconds_per_point": round(seconds / points, 6),
+            "seconds_per_point": round(seconds / new, 6),
             "bytes_per_point": round(cube.stat().st_size / points),
             "base_mb": round(float(rec["max_rss"])),
         }

@@ -4,12 +4,13 @@ rerun of the default config, and report per-rule costs.
     python benchmarks/rebuild.py [--cores 2] [--workdir DIR] [--repeats 3]
 
 The build runs in a fresh working directory (a temporary one unless --workdir is given), so the
-repository's own results/ are left alone. The training topic (the experiments that train with
-torch, found by their modules' use of `seeded_torch`) has its own budget, so the second run
-forces every rule but those. Per-rule wall time and peak memory come from the `benchmark:`
-files Snakemake writes for every rule (logs/benchmarks/*.tsv). Budgets (DESIGN.md): full
-rebuild under 5 minutes on 2 cores, under 75 s without training, no-op rerun under 3 s, every
-job under 2 GiB.
+repository's own results/ are left alone; the computed points a forced job would reuse
+(results/points, attnmem.points) are removed before each forced build. The training topic (the
+experiments that train with torch, found by their modules' use of `seeded_torch`) has its own
+budget, so the second run forces every rule but those. Per-rule wall time and peak memory come
+from the `benchmark:` files Snakemake writes for every rule (logs/benchmarks/*.tsv). Budgets
+(DESIGN.md): full rebuild under 5 minutes on 2 cores, under 75 s without training, no-op rerun
+under 3 s, every job under 2 GiB.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -76,12 +78,16 @@ def main() -> int:
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="attnmem-bench-"))
     workdir.mkdir(parents=True, exist_ok=True)
+    points = workdir / "results" / "points"  # computed points a forced job would reuse
+    shutil.rmtree(points, ignore_errors=True)
     full = snakemake(workdir, args.cores, "--forceall")
     costs = rule_costs(workdir)
     training = training_rules()
     # config_snapshot is left out too: a rewritten snapshot would rerun the training as well
     kept = training | {"all", "config_snapshot"}
     others = [r for r in all_rules(workdir) if r not in kept]
+    for name in others:  # a rebuild, not an assembly of the points computed above
+        shutil.rmtree(points / name, ignore_errors=True)
     aside = snakemake(workdir, args.cores, "--forcerun", *others)
     noop = [snakemake(workdir, args.cores) for _ in range(args.repeats)]
     trained = sum(s for name, s, _ in costs if name in training)

@@ -1,5 +1,6 @@
 """Sharded grids: the shards of a grid are keyed by content, gathering them gives the cube of
-one run bit for bit, and widening a grid computes only the new shards."""
+one run bit for bit, and widening a grid computes only the new shards. No grid is cut without
+a setting, but on a cluster, where a large grid is cut by its measured cost."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import xarray as xr
 import yaml
 from conftest import ROOT, snakemake
 
-from attnmem.shards import DEFAULT_SIZE, shards_of
+from attnmem.shards import CLUSTER_SHARD_SECONDS, MAX_SHARDS, shards_of
 
 BLOCK = {"d_k": [4, 16], "rows": 50, "tokens": 4, "threshold": 0.99}
 
@@ -19,10 +20,30 @@ def names(block, keys=("d_k", "seed")):
     return set(shards_of("score_scale", block, keys, 0))
 
 
-def test_a_grid_within_one_shard_is_not_cut():
-    assert names({**BLOCK, "seed": {"count": DEFAULT_SIZE}}) == {"all"}
+def test_no_grid_is_cut_without_a_setting_but_an_explicit_setting_always_cuts():
+    assert names({**BLOCK, "seed": {"count": 10**6}}) == {"all"}
     one = names({**BLOCK, "seed": {"count": 30}, "shard": {"by": "seed", "size": 50}})
     assert len(one) == 1 and one != {"all"}, "an explicit shard setting always shards"
+
+
+def test_on_a_cluster_a_large_grid_is_cut_by_its_measured_cost():
+    """Shards of about CLUSTER_SHARD_SECONDS of work, along the seeds (content-keyed: raising
+    the seed count adds shards), else along the longest grid key; a cheap grid stays whole."""
+
+    def cut(block, work, keys=("d_k", "seed")):
+        return shards_of("score_scale", block, keys, 0, cluster_work=work)
+
+    block = {**BLOCK, "seed": {"count": 1000}}
+    assert cut(block, CLUSTER_SHARD_SECONDS) == {"all": block}
+    parts = cut(block, 10 * CLUSTER_SHARD_SECONDS)
+    assert len(parts) == 10 and all(p["d_k"] == [4, 16] for p in parts.values())
+    assert sorted(len(p["seed"]) for p in parts.values()) == [100] * 10
+    wider = cut({**block, "seed": {"count": 1100}}, 11 * CLUSTER_SHARD_SECONDS)
+    assert set(parts) < set(wider), "a widened seed count renamed the old shards"
+    lists = cut({**BLOCK, "d_k": list(range(1, 41))}, 4 * CLUSTER_SHARD_SECONDS, ("d_k",))
+    assert [len(p["d_k"]) for p in lists.values()] == [10] * 4
+    huge = cut({**block, "seed": {"count": 10**5}}, 10**5 * CLUSTER_SHARD_SECONDS)
+    assert len(huge) == MAX_SHARDS
 
 
 def test_raising_a_seed_count_adds_shards_and_keeps_the_others():

@@ -117,6 +117,7 @@ def check_all(config_path, registry) -> int:
     from .costs import load_costs, over_limits
     from .figure_settings import problems as figure_problems
     from .figures import catalog
+    from .points import to_compute
     from .registry_lint import pipeline_problems
 
     found = [f"stale: {p} (run `python -m attnmem schema`)" for p in schema.stale()]
@@ -128,7 +129,12 @@ def check_all(config_path, registry) -> int:
         found += str(err).splitlines()[1:]
     else:
         manifest = schema.load_manifest()
-        found += over_limits(config, manifest, load_costs(schema.SCHEMA_DIR / "costs.json"))
+        costs = load_costs(schema.SCHEMA_DIR / "costs.json")
+
+        def new_points(name, block):  # those the store in ./results/points lacks
+            return to_compute(name, block, manifest[name]["grid"], config["seed"])
+
+        found += over_limits(config, manifest, costs, new_points)
         found += figure_problems(config, catalog.scan())
         found += pipeline_problems(registry, config, manifest)
     for line in found:

@@ -105,8 +105,13 @@ def in_process(name: str, block: Mapping, manifest: Mapping, costs: Mapping) -> 
     return seconds is not None and seconds < IN_PROCESS_SECONDS
 
 
-def over_limits(config: Mapping, manifest: Mapping, costs: Mapping) -> list[str]:
-    """One line per experiment whose estimate passes the limits (empty when all fit)."""
+def over_limits(config: Mapping, manifest: Mapping, costs: Mapping, to_compute=None) -> list[str]:
+    """One line per experiment whose estimate passes the limits (empty when all fit).
+
+    ``to_compute(name, block)``: how many of the grid's points a job would compute, the others
+    having been computed before (attnmem.points.to_compute); asked only about a grid whose
+    whole estimate passes the limits. The time is then that of those points; the memory stays
+    that of the whole cube, which the job assembles."""
     limits = {**DEFAULT_LIMITS, **(config.get("limits") or {})}
     problems = []
     for name, block in config["experiments"].items():
@@ -118,6 +123,10 @@ def over_limits(config: Mapping, manifest: Mapping, costs: Mapping) -> list[str]
         scale = work_scale(block, work, costs[name])
         memory_scale = work_scale(block, memory, costs[name])
         seconds, mb = estimate(points, costs[name], scale, memory_scale)
+        new = points
+        if seconds > limits["hours"] * 3600 and to_compute is not None:
+            new = to_compute(name, block)
+            seconds = estimate(new, costs[name], scale, memory_scale)[0]
         if seconds > limits["hours"] * 3600 or mb > limits["memory_gb"] * 1024:
             at = costs[name].get("at") or {}
             measured = ", ".join(f"{k} = {_shown(at[k])}" for k in work if k in at)
@@ -130,8 +139,9 @@ def over_limits(config: Mapping, manifest: Mapping, costs: Mapping) -> list[str]
                     f", {costs[name]['point_mb']:.3g} MB held by a point at {held}, "
                     f"{memory_scale:,.4g} times that here"
                 )
+            kept = f" ({new:,} of them not computed yet)" if new != points else ""
             problems.append(
-                f"experiments.{name}: {points:,} grid points would take about "
+                f"experiments.{name}: {points:,} grid points{kept} would take about "
                 f"{_duration(seconds)} of CPU and {mb / 1024:,.1f} GB of memory (measured "
                 f"{per_point}); the limits are "
                 f"{limits['hours']:g} h and {limits['memory_gb']:g} GB per experiment: narrow "

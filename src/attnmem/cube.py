@@ -94,11 +94,19 @@ def run_points(exp: Experiment, block: Mapping, global_seed: int) -> xr.Dataset:
             log.info("%s: %d/%d grid points, %.1f s", exp.name, i, n_points, now - start)
             last_report = now
 
+    stacked = {out.name: _stack_padded(results[out.name], len(out.dims)) for out in exp.outputs}
+    return labelled(exp, grid, params, stacked)
+
+
+def labelled(exp: Experiment, grid: Mapping, params: Mapping, stacked: Mapping) -> xr.Dataset:
+    """The Dataset of a grid from each output's values stacked over the grid's points in C
+    order (``stacked[name]``: one row per point, ragged outputs padded with NaN), with the
+    grid's coordinates, the extra dims' coordinates and every name and unit declared."""
+    shape = tuple(len(v) for v in grid.values())
     extra_coords = _extra_coords(exp, params)
     data_vars = {}
     for out in exp.outputs:
-        stacked = _stack_padded(results[out.name], len(out.dims))
-        array = stacked.reshape(shape + stacked.shape[1:])
+        array = stacked[out.name].reshape(shape + stacked[out.name].shape[1:])
         data_vars[out.name] = xr.Variable(
             tuple(grid) + out.dims, array, {"long_name": out.long_name, "units": out.units}
         )

@@ -1,6 +1,7 @@
 """How an experiment runs as a Snakemake job: from its config snapshot to its cube, in a
-process of its own (a script job), in a thread of Snakemake (cheap experiments), or as shards
-and their gathering.
+process of its own (a script job, with worker processes when it has several threads), in a
+thread of Snakemake (cheap experiments), or as shards and their gathering. Every job computes
+only the grid points the store of computed points lacks (attnmem.points).
 
 This is plumbing that a cube's numbers depend on (BLAS threads, which block is run), so every
 experiment rule has this file as an input (attnmem.sources.PLUMBING): editing it reruns them.
@@ -15,27 +16,48 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from .logs import log, logged_failure, setup_logging, thread_log
+from .points import STORE  # the computed points, in the jobs' working directory
 
 
-def run_experiment(name: str, block: Mapping, global_seed: int, out: str | Path) -> None:
+def run_experiment(
+    name: str,
+    block: Mapping,
+    global_seed: int,
+    out: str | Path,
+    store: str | Path | None = None,
+    workers: int = 1,
+) -> None:
+    """Compute an experiment's cube and write it to ``out``. With a ``store`` (the pipeline's
+    jobs: STORE), only the grid points it lacks are computed, by up to
+    ``workers`` processes, and the cube is assembled from it; without one, every point is
+    computed here (``python -m attnmem run``, tests)."""
+    from .cube import provenance, write_cube
     from .cube import run_experiment as run
-    from .cube import write_cube
     from .experiments import experiment
+    from .grid import expand_grid
+    from .points import compute
     from .shards import science_block
 
     exp = experiment(name)
     block = science_block(block)
     log.info("running %s over %s", name, dict(block))
-    ds = run(exp, block, global_seed)
+    if store is None:
+        ds = run(exp, block, global_seed)
+    else:
+        ds = compute(exp, block, global_seed, store, workers)[0]
+        ds.attrs.update(provenance(exp, block, global_seed, expand_grid(block, exp.grid)))
     write_cube(ds, out)
     log.info("wrote %s (%s)", out, ", ".join(f"{k}={v}" for k, v in ds.sizes.items()))
 
 
 def experiment_job(smk) -> None:
+    """A script job: its own process, with as many worker processes as Snakemake gave it
+    threads (BLAS held to one thread in each, whatever Snakemake set for the job)."""
     setup_logging(smk.log[0] if smk.log else None)
     name, block, seed = _configured(smk)
+    _one_blas_thread()
     with logged_failure():
-        run_experiment(name, block, seed, smk.output[0])
+        run_experiment(name, block, seed, smk.output[0], STORE, smk.threads)
 
 
 # One in-process experiment at a time. Two at once crashed Snakemake (a segmentation fault in
@@ -57,7 +79,7 @@ def experiment_in_thread(config: str, out: str, log_file: str) -> None:
         with thread_log(log_file), logged_failure():
             log.info(IN_PROCESS_MARK)  # benchmarks/costs.py: this job's time has no start-up
             name, block, seed = _snapshot(config)
-            run_experiment(name, block, seed, out)
+            run_experiment(name, block, seed, out, STORE)  # never forks Snakemake's process
 
 
 # What Snakemake sets for a script job with one thread (snakemake/shell.py).
@@ -95,15 +117,19 @@ def _snapshot(path) -> tuple[str, dict, int]:
 
 
 def shard_job(smk) -> None:
-    """One shard: the points of its sub-block, written as a partial cube."""
+    """One shard: the points of its sub-block (those the store lacks computed, by as many
+    worker processes as the job has threads), written as a partial cube."""
     setup_logging(smk.log[0] if smk.log else None)
-    from .cube import run_points, write_cube
+    from .cube import write_cube
     from .experiments import experiment
+    from .points import compute
 
     exp = experiment(smk.wildcards.experiment)
     log.info("running %s shard %s over %s", exp.name, smk.wildcards.shard, dict(smk.params.block))
+    _one_blas_thread()
     with logged_failure():
-        write_cube(run_points(exp, smk.params.block, smk.params.seed), smk.output[0])
+        ds = compute(exp, smk.params.block, smk.params.seed, STORE, smk.threads)[0]
+        write_cube(ds, smk.output[0])
 
 
 def gather_job(smk) -> None:

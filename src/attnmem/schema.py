@@ -50,9 +50,11 @@ _INT_RANGE = {
 DEFINITIONS: dict = {
     "shard": {
         "description": (
-            "how to cut the grid into shard jobs (attnmem.shards): by, a grid key or a list of "
-            "them (a seed count or range is cut every `size` values, a list one value per "
-            "shard); without it an experiment with seeds is cut every 200 seeds"
+            "optional, how to cut the grid into shard jobs (attnmem.shards): by, a grid key or "
+            "a list of them (a seed count or range is cut every `size` values, a list one "
+            "value per shard). No grid needs it: a job computes only the grid points not "
+            "computed before and uses every core it is given, and on a cluster a large grid "
+            "is cut by its measured cost"
         ),
         "type": "object",
         "additionalProperties": False,

@@ -4,20 +4,20 @@ A shard is the block of one experiment with some grid dimensions (``by``) restri
 of their values. Every grid point draws from its own generator, so a shard computes exactly the
 values the whole grid would, and gathering the shards gives the same cube bit for bit.
 
-A shard is named by what it computes, not by where it sits in a list: a seed count or a range
-is cut at multiples of ``size`` (seeds 0-199, 200-399, ..., however the seeds are written), any
-other list of values gives one shard per value, and the name ends in a hash of the shard's
-sub-block and the global seed.
-Raising a seed count or inserting a value in the middle of a list therefore adds shards and
-leaves the names, and so the files, of the others unchanged: Snakemake computes only the new
-ones, and narrowing a grid back finds the old shards still there.
+No grid needs a shard setting: a job computes only the points that were never computed
+(attnmem.points) and spreads them over the cores it is given. Shards are what spreads one grid
+over several cluster jobs: on a cluster (the SLURM profile), a grid whose measured cost
+(attnmem.costs) passes CLUSTER_SHARD_SECONDS is cut automatically into shards of about that
+much work, along its seeds (or its longest grid key); locally it stays one job.
 
-A block may say ``shard: {by: seed, size: 50}`` (``by`` a grid key or a list of them); it then
-always runs as shard jobs and a gather, even while its grid fits in one shard, so that every
-later widening reuses what was computed. Without it, an experiment with a ``seed`` dimension
-shards by seed in blocks of ``DEFAULT_SIZE`` once its grid is larger than one block; while it
-fits in one it runs as one job (no gather to pay for small grids), and the first widening past
-the block size computes that first block once more.
+A block may still say ``shard: {by: seed, size: 50}`` (``by`` a grid key or a list of them); it
+then always runs as shard jobs and a gather, locally too. A shard is named by what it computes,
+not by where it sits in a list: a seed count or a range is cut at multiples of ``size`` (seeds
+0-199, 200-399, ..., however the seeds are written), any other list of values gives one shard
+per value, and the name ends in a hash of the shard's sub-block and the global seed. Raising a
+seed count or inserting a value in a list therefore adds shards and leaves the others in place;
+and since a shard job, like any job, computes only the points no job has computed, a renamed
+shard (an automatic cut moves when its grid widens) costs its new points only.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from collections.abc import Mapping
 
 from .grid import canonical, expand_values
 
-DEFAULT_SIZE = 200  # seeds per shard: above every seed count of the default config
+CLUSTER_SHARD_SECONDS = 240.0  # on a cluster, a grid is cut into shards of about this much work
+MAX_SHARDS = 200  # however large the grid
 
 
 def science_block(block: Mapping) -> dict:
@@ -38,10 +39,10 @@ def science_block(block: Mapping) -> dict:
 
 
 def spec(block: Mapping, grid_keys) -> dict | None:
-    """The block's shard setting ({by: [...], size}), the default, or None (no sharding)."""
+    """The block's own shard setting ({by: [...], size, explicit}), or None."""
     setting = block.get("shard")
     if setting is None:
-        return {"by": ["seed"], "size": DEFAULT_SIZE} if "seed" in grid_keys else None
+        return None
     by = setting["by"] if isinstance(setting["by"], list) else [setting["by"]]
     unknown = [d for d in by if d not in grid_keys]
     if unknown:
@@ -51,14 +52,41 @@ def spec(block: Mapping, grid_keys) -> dict | None:
     return {"by": by, "size": int(setting["size"]), "explicit": True}
 
 
-def _groups(dim: str, raw, values: list, size: int) -> list[list]:
+def automatic(block: Mapping, grid_keys, work: float) -> dict | None:
+    """The cut of a grid of ``work`` CPU seconds into shards of about CLUSTER_SHARD_SECONDS
+    (about MAX_SHARDS at most): along its seeds, or else its grid key with the most values, in
+    blocks of consecutive values; None when the grid is cheaper than one shard."""
+    from .costs import value_count
+
+    if work <= CLUSTER_SHARD_SECONDS:
+        return None
+    counts = {k: value_count(block[k]) for k in grid_keys}
+    for dim in sorted(counts, key=lambda k: (k != "seed", -counts[k])):
+        n = counts[dim]
+        if n < 2:
+            continue
+        size = max(1, int(CLUSTER_SHARD_SECONDS / (work / n)), -(-n // MAX_SHARDS))
+        return {"by": [dim], "size": _round(size), "blocks": True}
+    return None
+
+
+def _round(size: int) -> int:
+    """``size`` rounded down to 1, 2 or 5 times a power of ten (shards named seed0-19999)."""
+    power = 10 ** (len(str(size)) - 1)
+    return max(m * power for m in (1, 2, 5) if m * power <= size)
+
+
+def _groups(dim: str, raw, values: list, size: int, blocks: bool = False) -> list[list]:
     """Values cut into content-keyed groups: seeds, and any range ({first, last}), by
-    value // size; any other list one value per shard."""
+    value // size; any other list one value per shard (or, for an automatic cut, ``blocks``,
+    runs of ``size`` consecutive values)."""
     if dim == "seed" or isinstance(raw, Mapping):
         out: dict[int, list] = {}
         for v in values:
             out.setdefault(v // size, []).append(v)
         return [out[k] for k in sorted(out)]
+    if blocks:
+        return [values[i : i + size] for i in range(0, len(values), size)]
     return [[v] for v in values]
 
 
@@ -75,7 +103,8 @@ def _split(experiment, block, grid_keys, global_seed, setting) -> dict[str, dict
     per_dim = []
     for dim in setting["by"]:
         values = sorted({canonical(v) for v in expand_values(block[dim])})
-        per_dim.append([(dim, g) for g in _groups(dim, block[dim], values, setting["size"])])
+        groups = _groups(dim, block[dim], values, setting["size"], setting.get("blocks", False))
+        per_dim.append([(dim, g) for g in groups])
     if all(len(groups) == 1 for groups in per_dim) and not setting.get("explicit"):
         return {"all": dict(block)}
     shards = {}
@@ -92,9 +121,16 @@ def _split(experiment, block, grid_keys, global_seed, setting) -> dict[str, dict
     return shards
 
 
-def shards_of(experiment: str, block: Mapping, grid_keys, global_seed: int) -> dict[str, dict]:
-    """``split`` with the block's own shard setting (or the default)."""
-    return _split(experiment, science_block(block), grid_keys, global_seed, spec(block, grid_keys))
+def shards_of(
+    experiment: str, block: Mapping, grid_keys, global_seed: int, cluster_work=None
+) -> dict[str, dict]:
+    """The shards of a grid, {name: sub-block}, or {"all": block} when it is not cut: the
+    block's own shard setting, or else, on a cluster (``cluster_work``: the grid's estimated
+    CPU seconds), the automatic cut."""
+    setting = spec(block, grid_keys)
+    if setting is None and cluster_work is not None:
+        setting = automatic(block, grid_keys, cluster_work)
+    return _split(experiment, science_block(block), grid_keys, global_seed, setting)
 
 
 def grid_keys(name: str) -> tuple[str, ...]:

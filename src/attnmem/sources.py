@@ -14,9 +14,11 @@ from pathlib import Path
 
 EXPERIMENTS_DIR = Path(__file__).parent / "experiments"
 # The plumbing that turns any science into a cube (grid expansion, per-point seeding, writing,
-# declarations, sharding, running as a job): editing it reruns every experiment.
+# declarations, sharding, the store of computed points, running as a job): editing it reruns
+# every experiment, and recomputes its points (attnmem.points).
 PLUMBING = tuple(
-    Path(__file__).parent / f for f in ("grid.py", "cube.py", "spec.py", "shards.py", "jobs.py")
+    Path(__file__).parent / f
+    for f in ("grid.py", "cube.py", "spec.py", "shards.py", "points.py", "jobs.py")
 )
 
 _DECLARED = re.compile(r"^@experiment\((.*?)^def (\w+)\(", re.MULTILINE | re.DOTALL)

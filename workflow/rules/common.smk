@@ -14,7 +14,8 @@ from attnmem.figures import catalog
 from attnmem.registry_lint import check_registry_once, summary
 from attnmem.schema import load_manifest
 from attnmem.costs import in_process, load_costs, over_limits, point_count, work_seconds
-from attnmem.shards import shards_of
+from attnmem.shards import shards_of, spec
+from attnmem.points import to_compute, useful_workers
 from attnmem import snapshots
 from snakemake.logging import logger
 from attnmem.sources import experiment_sources, science_files
@@ -51,11 +52,48 @@ except ConfigError as err:
     raise WorkflowError(str(err)) from None
 
 COSTS = load_costs(BASE / "workflow/schemas/costs.json")
-_too_large = over_limits(config, MANIFEST, COSTS)
+
+
+def points_to_compute(name, block):
+    """How many grid points of an experiment's block its job would compute: those that no
+    job computed before with the same parameters, global seed and code (attnmem.points).
+    """
+    return to_compute(name, block, MANIFEST[name]["grid"], config["seed"])
+
+
+_too_large = over_limits(config, MANIFEST, COSTS, points_to_compute)
 if _too_large:
     raise WorkflowError(
         "a grid is larger than the limits, nothing was run:\n"
         + "\n".join(f"  - {p}" for p in _too_large)
+    )
+
+
+# On a cluster, a large grid is cut into shard jobs (attnmem.shards.automatic); locally it is
+# one job, whose worker processes use the cores Snakemake gives it. Snakemake counts cluster
+# jobs (`--jobs`) in the `_nodes` resource only for a non-local executor, and a job running on
+# a cluster node parses this workflow in remote mode: both must see the same shards.
+ON_CLUSTER = workflow.remote_exec or workflow.global_resources.get("_nodes") is not None
+ANNOUNCE_SECONDS = 60  # grids of more measured work are announced before anything runs
+
+
+def announce(name, block, work, shards, workers):
+    """Say what a large grid will compute before anything runs: its points, those not
+    computed yet (only those are computed), their estimated CPU time, and the shards or cores
+    it spreads over. Only when the block is new or the cube missing (else the job has nothing
+    to do for this config), so that a run with nothing to do reads no computed points.
+    """
+    if (work or 0) < ANNOUNCE_SECONDS and shards == 1:
+        return
+    if Path(config_snapshot(name)).exists() and Path(f"results/{name}.nc").exists():
+        return
+    total = point_count(block, MANIFEST[name]["grid"])
+    new = points_to_compute(name, block)
+    cores = min(workers, workflow.global_resources.get("_cores") or workers)
+    spread = f"in {shards} shard jobs" if shards > 1 else f"on up to {cores} cores"
+    logger.info(
+        f"{name}: {total:,} grid points, {new:,} to compute ({total - new:,} computed "
+        f"before), about {(work or 0) * new / max(total, 1):,.0f} CPU-seconds, {spread}"
     )
 
 

@@ -3,9 +3,13 @@
 # config block) adds its rule here, so this file does not grow with the project. On a
 # cluster, experiment jobs travel in groups (group-components in the SLURM profile).
 #
-# A grid larger than one shard (attnmem.shards: by default 200 seeds; a block's `shard:` sets
-# it) runs as shard jobs, one per content-keyed part of the grid, and a gather job joins them
-# into the same cube: widening the grid adds shards and leaves the computed ones in place.
+# Every job computes only the grid points that no job computed before (attnmem.points: the
+# computed points are kept in results/points/, keyed by the point, the block's parameters, the
+# global seed and the code), then assembles the cube: widening a grid costs its new points.
+# A script job gets a thread per worker its grid can use (attnmem.points.useful_workers) and
+# spreads the points over that many processes. On a cluster a grid larger than a few minutes
+# of measured work is cut into shard jobs instead (attnmem.shards.automatic), and a gather job
+# joins them into the same cube; a block's own `shard:` setting cuts it anywhere.
 # An experiment whose grid costs less than a job's start-up (attnmem.costs.in_process; most of
 # them) is a `run:` job that the laptop profile's force-use-threads runs in a thread of
 # Snakemake itself, where numpy and xarray are already loaded: about 50 jobs of a default build
@@ -14,11 +18,17 @@
 # A cube is an `update` output: Snakemake keeps the old cube while its job reruns (the job
 # replaces it in one rename when the new one is complete) and restores it if the job fails.
 
-SHARDS = {}
+SHARDS = {}  # experiment -> {shard name: sub-block}
+AUTO_SHARDED = set()  # cut by attnmem.shards.automatic: one cluster job per shard
 
 for _name, _block in config["experiments"].items():
     _keys = MANIFEST[_name]["grid"]
-    _parts = shards_of(_name, _block, _keys, config["seed"])
+    _work = work_seconds(_name, _block, MANIFEST, COSTS)
+    _parts = shards_of(
+        _name, _block, _keys, config["seed"], _work if ON_CLUSTER and _work else None
+    )
+    _workers = 1 if ON_CLUSTER else useful_workers(_work, point_count(_block, _keys))
+    announce(_name, _block, _work, len(_parts), _workers)
     if list(_parts) == ["all"] and in_process(_name, _block, MANIFEST, COSTS):
 
         rule:
@@ -66,7 +76,7 @@ for _name, _block in config["experiments"].items():
                 "experiments"
             conda:
                 "../envs/attnmem.yaml"
-            threads: 1
+            threads: _workers  # worker processes (capped at --cores by Snakemake)
             resources:
                 mem_mb=2048,
             script:
@@ -74,9 +84,8 @@ for _name, _block in config["experiments"].items():
 
     else:
         SHARDS[_name] = _parts
-        logger.info(
-            f"{_name}: {point_count(_block, _keys):,} grid points in {len(_parts)} shards"
-        )
+        if not spec(_block, _keys):
+            AUTO_SHARDED.add(_name)
 
         rule:
             name:
@@ -112,8 +121,10 @@ rule shard:
     wildcard_constraints:
         experiment=r"[A-Za-z_]\w*",
         shard=r"[^/]+",
+    # a block's own shards travel in groups like experiments; automatic ones hold minutes of
+    # work each and go to the cluster one by one, side by side
     group:
-        "experiments"
+        lambda wc: None if wc.experiment in AUTO_SHARDED else "experiments"
     conda:
         "../envs/attnmem.yaml"
     threads: 1
@@ -134,7 +145,8 @@ rule config_snapshot:
     log:
         "logs/config/{experiment}.{digest}.log",
     wildcard_constraints:
-        experiment=r"[A-Za-z_]\w*",
+        # the configured experiments only (results/config/ holds other snapshots too)
+        experiment="|".join(config["experiments"]),
         digest=r"[0-9a-f]{16}",
     localrule: True
     run:
