@@ -17,7 +17,9 @@ from pathlib import Path
 from .logs import log, logged_failure, setup_logging, thread_log
 
 
-def run_experiment(name: str, block: Mapping, global_seed: int, out: str | Path) -> None:
+def run_experiment(
+    name: str, block: Mapping, global_seed: int, out: str | Path, should_stop=None
+) -> None:
     from .cube import run_experiment as run
     from .cube import write_cube
     from .experiments import experiment
@@ -26,7 +28,7 @@ def run_experiment(name: str, block: Mapping, global_seed: int, out: str | Path)
     exp = experiment(name)
     block = science_block(block)
     log.info("running %s over %s", name, dict(block))
-    ds = run(exp, block, global_seed)
+    ds = run(exp, block, global_seed, should_stop)
     write_cube(ds, out)
     log.info("wrote %s (%s)", out, ", ".join(f"{k}={v}" for k, v in ds.sizes.items()))
 
@@ -44,6 +46,18 @@ def experiment_job(smk) -> None:
 # other core keeps running script jobs meanwhile.
 _ONE_AT_A_TIME = threading.Lock()
 IN_PROCESS_MARK = "running in a thread of Snakemake's own process"
+# Set when Snakemake cancels its jobs (Ctrl-C: attnmem.interrupts). A thread cannot be killed,
+# and Snakemake waits for its job threads before it exits: a job in a thread stops at its next
+# grid point instead, and fails, so that Snakemake keeps the old cube and removes its lock.
+_STOP = threading.Event()
+
+
+def request_stop() -> None:
+    """Ask every experiment running (or waiting to run) in a thread to stop at its next grid
+    point."""
+    _STOP.set()
+
+
 _BLAS_LIMIT: list = []  # the threadpoolctl limit in force (kept referenced)
 
 
@@ -57,7 +71,7 @@ def experiment_in_thread(config: str, out: str, log_file: str) -> None:
         with thread_log(log_file), logged_failure():
             log.info(IN_PROCESS_MARK)  # benchmarks/costs.py: this job's time has no start-up
             name, block, seed = _snapshot(config)
-            run_experiment(name, block, seed, out)
+            run_experiment(name, block, seed, out, should_stop=_STOP.is_set)
 
 
 # What Snakemake sets for a script job with one thread (snakemake/shell.py).

@@ -10,7 +10,7 @@ rule claims:
             f"results/{name}.nc" for name in cubes_named_in(registry_files(REGISTRY))
         ],
         registry=checked_registry,
-        code=here(BASE / "src/attnmem/claims.py"),
+        code=[here(BASE / "src/attnmem" / f) for f in ("claims.py", "tables.py")],
     output:
         "results/claims.csv",
         "results/claims.md",

@@ -142,3 +142,24 @@ rule config_snapshot:
 
         name = wildcards.experiment
         write_snapshot(output[0], name, run_record(config, name), log[0])
+
+
+# A cube that is not what its job wrote (truncated, overwritten, replaced by another cube: its
+# size, time and checksum differ from the record write_cube keeps beside it, attnmem.checksums)
+# stops the run before any job, naming the cube and the rule that rebuilds it; an intact
+# build costs one stat per cube.
+_damaged = [
+    found
+    for _name in config["experiments"]
+    if (
+        found := checksums.damaged(
+            f"results/{_name}.nc",
+            f"rule {_name}_gather" if _name in SHARDS else f"rule {_name}",
+        )
+    )
+]
+if _damaged:
+    raise WorkflowError(
+        "a cube is damaged, nothing was run:\n"
+        + "\n".join(f"  - {d}" for d in _damaged)
+    )
