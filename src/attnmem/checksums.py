@@ -4,9 +4,9 @@
 time in ``results/.x.nc.sha256`` (a JSON line). A cube that is truncated, overwritten with
 garbage or replaced by another valid cube no longer matches its record:
 
-- ``damaged`` (stdlib only, so the Snakefile checks every cube at each start) compares the size
-  and time first and hashes the file only when they differ (a copy with new times, a
-  `snakemake --touch`), so an intact build costs one stat per cube;
+- ``damaged_cubes`` (stdlib only, so the Snakefile checks every cube at each start) compares
+  the size with the record and hashes a cube only when its size and time are not those of its
+  last good hash (a cache under .snakemake/), so an intact build costs one stat per cube;
 - ``verify`` hashes the file, and ``attnmem.cube.read_cube`` calls it before it opens a cube.
 
 Either way the message names the cube, the job that rebuilds it and how. A cube without a
@@ -84,6 +84,42 @@ def damaged(cube: str | os.PathLike, job: str | None = None) -> str | None:
         f"{cube} is damaged: it is not the cube its job wrote ({st.st_size:,} bytes, "
         f"{rec.get('size', 0):,} when written; its checksum differs); {rebuild_hint(cube, job)}"
     )
+
+
+def damaged_cubes(cubes: dict, cache: str | os.PathLike) -> list[str]:
+    """``damaged`` for many cubes (path -> the job that rebuilds it) at each start of the
+    workflow, cheaply: a size that differs from the record is damage at once; otherwise the
+    file is hashed only if its size and time are not those of its last hash that matched the
+    record, kept in ``cache`` (under .snakemake/, never results/; Snakemake touches a job's
+    outputs after the job, so the recorded time is not the final one)."""
+    cache = Path(cache)
+    try:
+        seen = json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        seen = {}
+    found, fresh = [], {}
+    for path, job in cubes.items():
+        cube = Path(path)
+        rec = _read(cube)
+        if rec is None or not cube.exists():
+            continue
+        st = cube.stat()
+        key = [st.st_size, st.st_mtime_ns, rec.get("sha256")]
+        if st.st_size == rec.get("size") and seen.get(str(cube)) == key:
+            fresh[str(cube)] = key
+            continue
+        if st.st_size == rec.get("size") and digest(cube) == rec.get("sha256"):
+            fresh[str(cube)] = key
+            continue
+        found.append(
+            f"{cube} is damaged: it is not the cube its job wrote ({st.st_size:,} bytes, "
+            f"{rec.get('size', 0):,} when written; its checksum differs); "
+            f"{rebuild_hint(cube, job)}"
+        )
+    if fresh != seen:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps(fresh), encoding="utf-8")
+    return found
 
 
 def verify(cube: str | os.PathLike, job: str | None = None) -> None:

@@ -148,16 +148,15 @@ rule config_snapshot:
 # size, time and checksum differ from the record write_cube keeps beside it, attnmem.checksums)
 # stops the run before any job, naming the cube and the rule that rebuilds it; an intact
 # build costs one stat per cube.
-_damaged = [
-    found
-    for _name in config["experiments"]
-    if (
-        found := checksums.damaged(
-            f"results/{_name}.nc",
-            f"rule {_name}_gather" if _name in SHARDS else f"rule {_name}",
+_damaged = checksums.damaged_cubes(
+    {
+        f"results/{_name}.nc": (
+            f"rule {_name}_gather" if _name in SHARDS else f"rule {_name}"
         )
-    )
-]
+        for _name in config["experiments"]
+    },
+    ".snakemake/attnmem/cubes-verified.json",
+)
 if _damaged:
     raise WorkflowError(
         "a cube is damaged, nothing was run:\n"
