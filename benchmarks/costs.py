@@ -56,12 +56,42 @@ def point_mb(name: str, block: dict, seed: int) -> float:
 OUT = ROOT / "workflow/schemas/costs.json"
 
 
+def measured_at(declared: dict, block: dict) -> dict:
+    """``{"at": ...}``: the values of the keys the cost or the memory per point grows with
+    (declared ``work``/``memory``), as the block that was measured gives them."""
+    scaled = [*declared.get("work", {}), *declared.get("memory", {})]
+    return {"at": {key: block[key] for key in dict.fromkeys(scaled)}} if scaled else {}
+
+
+def record_at() -> int:
+    """Rewrite only the ``at`` values of costs.json from config/config.yaml, keeping every
+    measured number: for declarations added since the last measurement, valid only while the
+    experiment blocks of the config are those the costs were measured on."""
+    config = load_yaml(ROOT / "config/config.yaml")
+    manifest = load_manifest()
+    costs = json.loads(OUT.read_text(encoding="utf-8"))
+    for name, cost in costs.items():
+        cost.pop("at", None)
+        cost.update(measured_at(manifest[name], config["experiments"][name]))
+    rows = [f"{json.dumps(k)}: {json.dumps(v)}" for k, v in sorted(costs.items())]
+    OUT.write_text("{\n" + ",\n".join(rows) + "\n}\n", encoding="utf-8")
+    print(f"rewrote the measured-at values of {OUT}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--benchmarks", default=str(ROOT / "logs/benchmarks"))
     parser.add_argument("--results", default=str(ROOT / "results"))
     parser.add_argument("--logs", default=str(ROOT / "logs"))
+    parser.add_argument(
+        "--record-at",
+        action="store_true",
+        help="only rewrite the values each cost was measured at (after a new declaration)",
+    )
     args = parser.parse_args()
+    if args.record_at:
+        return record_at()
     config = load_yaml(ROOT / "config/config.yaml")
     manifest = load_manifest()
     out = {}
@@ -90,9 +120,7 @@ def main() -> int:
             "base_mb": round(float(rec["max_rss"])),
         }
         out[name]["point_mb"] = round(point_mb(name, block, config["seed"]), 3)
-        scaled = [*manifest[name].get("work", []), *manifest[name].get("memory", [])]
-        if scaled:  # the values the cost and the memory per point were measured at
-            out[name]["at"] = {key: block[key] for key in scaled}
+        out[name].update(measured_at(manifest[name], block))
     rows = [f"{json.dumps(k)}: {json.dumps(v)}" for k, v in sorted(out.items())]
     OUT.write_text("{\n" + ",\n".join(rows) + "\n}\n", encoding="utf-8")
     print(f"wrote {OUT} ({len(out)} experiments)")

@@ -190,3 +190,62 @@ def browser_probe(page: Path, tmp_path: Path) -> dict:
     found = re.search(r"<pre id=\"probe\">(.*?)</pre>", proc.stdout, re.S)
     assert found, f"the probe did not run:\n{proc.stderr[-2000:]}"
     return json.loads(html.unescape(found.group(1)))
+
+
+# ----------------------------------------------------------------------------- built copies
+
+# What a copy of the built project holds: the workflow, config and science it builds with, its
+# outputs and Snakemake's records of them (cp -a keeps the times, so the copy is up to date).
+PROJECT_PARTS = ("workflow", "config", "src", "results", "figures", "logs", ".snakemake")
+
+
+@pytest.fixture(scope="session")
+def built_template(pipeline, tmp_path_factory) -> Path:
+    """One copy of the built default project per session (per xdist worker), from which each
+    test copies its own (``copy_built``): copying the checkout's build once keeps the tests
+    off it while they edit, damage and kill."""
+    template = tmp_path_factory.mktemp("built") / "project"
+    template.mkdir()
+    parts = [str(pipeline / p) for p in PROJECT_PARTS if (pipeline / p).exists()]
+    subprocess.run(["cp", "-a", *parts, str(template)], check=True)
+    for leftover in ("locks", "incomplete"):  # a worker's own run may be going on in the checkout
+        for path in (template / ".snakemake" / leftover).glob("*"):
+            path.unlink()
+    return template
+
+
+def copy_built(template: Path, dest: Path) -> Path:
+    """A copy of the built project at ``dest`` (``cp -a``: same bytes, same times)."""
+    subprocess.run(["cp", "-a", str(template), str(dest)], check=True)
+    return dest
+
+
+def project_env(project: Path) -> dict:
+    """The environment that runs a project's own science (its src/ before the installed one)."""
+    return {**os.environ, "PYTHONPATH": str(project / "src")}
+
+
+def snakemake_in(project: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    """Snakemake run in a project folder as a user runs it there: its own workflow/Snakefile
+    (found by Snakemake), its own default profile and science."""
+    exe = Path(sys.executable).with_name("snakemake")
+    cmd = [str(exe) if exe.exists() else "snakemake", *args]
+    return subprocess.run(
+        cmd, cwd=project, capture_output=True, text=True, env=project_env(project), timeout=timeout
+    )
+
+
+def tree_state(project: Path, parts=("results", "figures")) -> dict[str, tuple[int, int]]:
+    """Every file under ``parts`` with its size and modification time: a write changes them."""
+    state = {}
+    for part in parts:
+        for path in sorted((project / part).rglob("*")):
+            if path.is_file():
+                st = path.stat()
+                state[str(path.relative_to(project))] = (st.st_size, st.st_mtime_ns)
+    return state
+
+
+def changed(before: dict, after: dict) -> list[str]:
+    """The files added, removed or rewritten between two ``tree_state``s."""
+    return sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))

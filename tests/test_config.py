@@ -249,3 +249,202 @@ def test_the_one_check_command_names_a_setting_and_an_entry_the_grid_lost(tmp_pa
     assert main(["--config", str(path), "check", "--registry", registry]) == 1
     out = capsys.readouterr().out
     assert "soft-dictionary/" in out and "1000" in out, out
+
+
+RULES = {
+    "ls_width off the widths": (
+        lambda c: c["experiments"]["random_key_memory"].update(ls_width=33),
+        "experiments.random_key_memory.ls_width: must be one of the widths",
+    ),
+    "width not divisible by a head count": (
+        lambda c: c["experiments"]["attention_matrix_views"].update(width=100),
+        "experiments.attention_matrix_views.width: the layer width must be divisible by every "
+        "head count",
+    ),
+    "a head count that does not divide the width": (
+        lambda c: c["experiments"]["attention_matrix_views"].update(head_counts=[1, 3]),
+        "experiments.attention_matrix_views.width: ",
+    ),
+    "a trained width not divisible by its heads": (
+        lambda c: c["experiments"]["toylang_training"].update(d_model=15),
+        "experiments.toylang_training.d_model: d_model must be divisible by heads",
+    ),
+    "a list of widths one of which the heads do not divide": (
+        lambda c: c["experiments"]["sequence_capacity"].update(d_models=[4, 5]),
+        "experiments.sequence_capacity.d_models: every width in d_models",
+    ),
+    "shard.by naming no grid key": (
+        lambda c: c["experiments"]["score_scale"].update(shard={"by": "seeds", "size": 50}),
+        "experiments.score_scale.shard.by: 'seeds' is not a grid key of score_scale; "
+        "allowed: d_k, seed",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", RULES, ids=list(RULES))
+def test_a_constraint_between_keys_is_refused_naming_the_key(case):
+    """Rules a schema cannot state (declared with `require` beside the experiment, written into
+    the manifest) are checked with the config, before any job, naming the key and the rule."""
+    edit, words = RULES[case]
+    with pytest.raises(ConfigError) as err:
+        check_config(broken(edit), SCHEMA_PATH)
+    assert words in str(err.value), str(err.value)
+
+
+def test_the_default_and_wide_configs_keep_every_constraint():
+    from attnmem import constraints
+    from attnmem.schema import load_manifest
+
+    assert constraints.problems(DEFAULT, load_manifest()) == []
+    wide = copy.deepcopy(DEFAULT)
+    for name, block in load_yaml(ROOT / "config" / "wide.yaml")["experiments"].items():
+        wide["experiments"][name].update(block)
+    assert constraints.problems(wide, load_manifest()) == []
+
+
+def test_a_rule_may_use_only_plain_expressions():
+    """A rule is evaluated from the manifest's text: attributes, imports and calls of anything
+    but a few builtins are refused (a declaration's bug, said at once)."""
+    from attnmem.constraints import RuleError, block_problems
+
+    for text in ("width.__class__", "__import__('os')", "open('x')"):
+        declared = {"grid": [], "constraints": [{"check": text, "says": "x", "keys": ["width"]}]}
+        with pytest.raises(RuleError):
+            block_problems("toy", {"width": 4}, declared)
+
+
+OVERFLOWS = {
+    "N: 1e20 as an integer": (
+        lambda c: c["experiments"]["random_key_memory"].update(N=10**20),
+        "experiments.random_key_memory.N: 100000000000000000000 is greater than the maximum",
+    ),
+    "a vocabulary of 1e29": (
+        lambda c: c["experiments"]["induction_training"].update(vocab=10**29),
+        "experiments.induction_training.vocab: ",
+    ),
+    "a grid value of 1e20": (
+        lambda c: c["experiments"]["bag_costs"].update(N=[2, 10**20]),
+        "experiments.bag_costs.N[1]: ",
+    ),
+    "a range ending at 1e20": (
+        lambda c: c["experiments"]["bag_costs"].update(L={"first": 0, "last": 10**20}),
+        "experiments.bag_costs.L",
+    ),
+    "a seed count of 1e20": (
+        lambda c: c["experiments"]["score_scale"].update(seed={"count": 10**20}),
+        "experiments.score_scale.seed",
+    ),
+    "an integer written as a float (1.0e9)": (
+        lambda c: c["experiments"]["attention_gradients"].update(train_steps=1e9),
+        "experiments.attention_gradients.train_steps: 1000000000.0 is not of type 'integer'",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", OVERFLOWS, ids=list(OVERFLOWS))
+def test_an_integer_past_the_declared_bounds_is_refused(case):
+    """Every integer key is bounded by 2**53 (exact in a float64 cube) unless declared tighter:
+    a count that would overflow the science's int64 arithmetic is refused by the schema."""
+    edit, words = OVERFLOWS[case]
+    with pytest.raises(ConfigError) as err:
+        check_config(broken(edit), SCHEMA_PATH)
+    assert words in str(err.value), str(err.value)
+
+
+PRICED = {
+    "training steps of the key walk": (
+        "attention_gradients",
+        {"train_steps": 10**9},
+        "at train_steps = 40, 2.5e+07 times that here",
+    ),
+    "tokens of the fast-weight programs": (
+        "fast_weight_algebra",
+        {"tokens": 10**6},
+        "8.333e+04 times that here",
+    ),
+    "draws of the attention matrices": (
+        "attention_matrix_views",
+        {"draws": 10**8},
+        "5e+05 times that here",
+    ),
+    "steps of backpropagation through time": (
+        "gradient_through_time",
+        {"steps": 10**9},
+        "1.562e+07 times that here",
+    ),
+    "a list of sizes (n x n matrices)": (
+        "attention_matrix_views",
+        {"n": [10, 1_000_000]},
+        "1e+10 times that here",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", PRICED, ids=list(PRICED))
+def test_a_cost_that_grows_with_a_parameter_is_priced_before_anything_runs(case):
+    """Cost that comes from a parameter, not from grid points: a point's time and memory grow
+    with the keys declared `work` and `memory` (to a power: an n x n matrix holds n^2), so such
+    a block is refused with its estimate though its grid stays small."""
+    name, change, words = PRICED[case]
+    config = broken(lambda c: c["experiments"][name].update(change))
+    (problem,) = _over_limits(config)
+    assert problem.startswith(f"experiments.{name}: "), problem
+    assert words in problem and "limits.hours" in problem, problem
+
+
+def test_every_key_declared_to_scale_a_point_has_the_value_it_was_measured_at():
+    """A declared `work` or `memory` key scales the measured cost by its value over the value
+    measured (costs.json `at`); without that value it would scale nothing."""
+    from attnmem.costs import load_costs
+    from attnmem.schema import load_manifest
+
+    costs = load_costs(ROOT / "workflow" / "schemas" / "costs.json")
+    missing = [
+        f"{name}.{key}"
+        for name, declared in load_manifest().items()
+        if name in costs
+        for key in (*declared["work"], *declared["memory"])
+        if key not in (costs[name].get("at") or {})
+    ]
+    assert not missing, f"run `python benchmarks/costs.py` (or --record-at): {missing}"
+
+
+def test_a_grid_key_is_priced_by_the_mean_of_its_values_and_memory_by_the_largest():
+    from attnmem.costs import work_scale
+
+    cost = {"at": {"n": [10]}}
+    block = {"n": [10, 30]}
+    assert work_scale(block, {"n": 2.0}, cost, grid=("n",)) == pytest.approx((100 + 900) / 2 / 100)
+    assert work_scale(block, {"n": 2.0}, cost, grid=("n",), peak=True) == pytest.approx(9.0)
+    ranged = {"n": {"first": 1, "last": 10**9}}
+    assert work_scale(ranged, {"n": 1.0}, {"at": {"n": [1]}}, grid=("n",)) > 1e8  # not expanded
+
+
+FLOATS = {
+    "beta: 1e308": (
+        lambda c: c["experiments"]["soft_lookup"].update(beta=[1, 1e308]),
+        "experiments.soft_lookup.beta[1]: 1e+308 is greater than the maximum",
+    ),
+    "a sharpness of 1e16": (
+        lambda c: c["experiments"]["attention_gradients"].update(beta=1e16),
+        "experiments.attention_gradients.beta: 1e+16 is greater than the maximum",
+    ),
+    "a sharpness past where the circle's weights turn NaN": (
+        lambda c: c["experiments"]["soft_dictionary_circle"].update(beta=[0, 3000]),
+        "experiments.soft_dictionary_circle.beta[1]: 3000 is greater than the maximum of 1000",
+    ),
+    "a negative entry of -1e16": (
+        lambda c: c["experiments"]["single_head"].update(wq_3_1=[-1e16]),
+        "experiments.single_head.wq_3_1[0]: -1e+16 is less than the minimum of -300",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", FLOATS, ids=list(FLOATS))
+def test_a_real_that_would_break_a_cube_is_refused_by_its_declared_bound(case):
+    """Every real key is bounded by 1e6 in magnitude unless declared otherwise, and keys whose
+    science turns NaN sooner (found by benchmarks/scaling.py --extremes) declare their own."""
+    edit, words = FLOATS[case]
+    with pytest.raises(ConfigError) as err:
+        check_config(broken(edit), SCHEMA_PATH)
+    assert words in str(err.value), str(err.value)

@@ -128,7 +128,7 @@ def test_in_process_jobs_run_one_at_a_time(tmp_path, monkeypatch):
 
     inside, overlaps = [], []
 
-    def fake_run(name, block, seed, out, *store):
+    def fake_run(name, block, seed, out, *store, **_):
         inside.append(name)
         if len(inside) > 1:
             overlaps.append(tuple(inside))

@@ -241,3 +241,65 @@ def test_snakemake_refuses_an_unknown_cube_before_any_job(tmp_path):
     assert "the claims registry has 1 problem(s); no job was run" in out, out
     assert "Job stats" not in out and "jobid" not in out, out  # refused while the DAG is built
     assert not (project / ".snakemake" / "attnmem" / "registry.sha256").exists()
+
+
+def test_an_id_naming_another_note_than_its_folder_is_named(tmp_path):
+    """A registry file lives in its note's folder: an entry of config/claims/soft-dictionary/
+    whose id names every-word would judge one note's sentence under another's name."""
+    stray = good(id="every-word/test/stray")
+    found = problems(tmp_path, stray)
+    assert named(found, "every-word/test/stray", "names the note 'every-word'", "soft-dictionary")
+
+
+def test_a_figure_no_module_declares_is_named(tmp_path):
+    found = problems(tmp_path, good(figure="soft-dictionary/no-such-figure"))
+    assert named(found, "soft-dictionary/test/good", "figure 'soft-dictionary/no-such-figure'")
+    from attnmem.figures import catalog
+
+    real = catalog.scan()[0].id
+    assert problems(tmp_path, good(figure=real)) == []
+
+
+@pytest.mark.parametrize("value", ["0.0.73", "1,2.3.4", "--3", "12..5%"])
+def test_a_stated_value_that_looks_like_a_number_but_is_none_is_named(tmp_path, value):
+    """A misprint such as "0.0.73" would be compared as a label (and fail, or pass against a
+    label) instead of stopping the run."""
+    found = problems(tmp_path, good(stated={"value": value}))
+    assert named(found, "soft-dictionary/test/good", f"stated value {value!r} looks like"), found
+
+
+@pytest.mark.parametrize(
+    "tolerance, words",
+    [
+        ({"abs": 1e9}, ["abs 1000000000.0 is wider than floating-point rounding"]),
+        ({"rel": 0.1}, ["no rel tolerance"]),
+    ],
+)
+def test_the_lints_tolerance_policy_runs_before_any_job(tmp_path, tolerance, words):
+    """`tolerance: {abs: 1e9}` passes every value, and `rel` is no longer a rule: the
+    pipeline's registry check refuses them, not only `python -m attnmem lint`."""
+    found = problems(tmp_path, good(tolerance=tolerance))
+    assert named(found, "soft-dictionary/test/good", *words), found
+
+
+def test_a_mean_over_a_dim_that_is_not_a_replicate_is_named(tmp_path):
+    """`over:` averages replicates: over a grid key such as beta it would mix different
+    settings into one band (and the judge fails after every cube is built)."""
+    check = {"var": "top_weight", "sel": {"query": "sat"}, "over": "beta"}
+    found = problems(tmp_path, good(check=check, tolerance={"se": 4}))
+    assert named(found, "soft-dictionary/test/good", "'over: beta'", "not a replicate dim"), found
+    seeds = {"cube": "score_scale", "var": "top_div", "sel": {"d_k": 4}, "over": "seed"}
+    found = problems(tmp_path, good(check=seeds, tolerance={"se": 4}))
+    assert not any("replicate dim" in p for p in found), found
+    # an extreme may run over a swept dim: the bound then holds at every value of it
+    extreme = {"cube": "score_scale", "var": "top_div", "max": "d_k", "sel": {"seed": 0}}
+    found = problems(tmp_path, good(check=extreme, stated={"value": "1", "relation": "<"}))
+    assert not any("replicate dim" in p for p in found), found
+
+
+def test_a_registry_file_that_is_not_yaml_is_named_with_line_and_column(tmp_path):
+    path = tmp_path / FILE
+    path.parent.mkdir(parents=True)
+    path.write_text("claims:\n- id: soft-dictionary/test/x\n  claim: [unclosed\n  line: 3\n")
+    (found,) = registry_lint.pipeline_problems(tmp_path / "config/claims", CONFIG, MANIFEST)
+    assert f"{path}, line 4, column" in found and "expected ',' or ']'" in found, found

@@ -30,7 +30,7 @@ def test_a_killed_write_leaves_nothing_behind_the_next_write(tmp_path):
     stale.write_bytes(b"\0" * 1000)  # what a kill during to_netcdf leaves
     write_cube(xr.Dataset({"x": ("i", np.arange(3.0))}), tmp_path / "c.nc")
     assert not stale.exists()
-    assert [p.name for p in tmp_path.iterdir()] == ["c.nc"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".c.nc.sha256", "c.nc"]
 
 
 def _fails_at_three(n):
@@ -242,7 +242,7 @@ def test_a_full_disk_says_so_and_leaves_nothing(tmp_path, monkeypatch):
     monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(10**9, 10**9, 0))
     with pytest.raises(OSError, match=f"no space left on {tmp_path}"):
         cube.write_cube(xr.Dataset({"x": ("i", np.arange(4.0))}), tmp_path / "c.nc")
-    assert [p.name for p in tmp_path.iterdir()] == ["c.nc"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".c.nc.sha256", "c.nc"]
     assert xr.load_dataset(tmp_path / "c.nc").sizes["i"] == 3
     monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(10**9, 0, 10**9))
     with pytest.raises(RuntimeError, match="HDF error"):  # space left: the error as it was
@@ -262,3 +262,70 @@ def test_an_unknown_experiment_name_is_refused_with_a_suggestion(tmp_path):
     assert proc.returncode != 0
     assert "Traceback" not in proc.stderr
     assert "no experiment 'soft_lookp'" in proc.stderr and "did you mean soft_lookup" in proc.stderr
+
+
+def test_writing_a_cube_never_sets_the_umask(tmp_path, monkeypatch):
+    """The umask is process-wide: setting it, even for an instant, changes the mode of files
+    other threads create meanwhile (Snakemake runs jobs in its own threads). A cube gets the
+    mode any new file gets from the kernel instead (0666 less the umask)."""
+
+    def forbidden(mask):
+        raise AssertionError("write_cube set the process umask")
+
+    old = os.umask(0o027)
+    try:
+        monkeypatch.setattr(os, "umask", forbidden)
+        write_cube(xr.Dataset({"x": ("i", np.arange(3.0))}), tmp_path / "c.nc")
+    finally:
+        monkeypatch.undo()
+        os.umask(old)
+    assert (tmp_path / "c.nc").stat().st_mode & 0o777 == 0o640
+
+
+def _cube(tmp_path, values=(0.0, 1.0, 2.0), name="c.nc"):
+    path = tmp_path / name
+    write_cube(xr.Dataset({"x": ("i", np.asarray(values))}), path)
+    return path
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "another valid cube"])
+def test_a_damaged_cube_is_named_where_it_is_read(tmp_path, damage):
+    """A cube's checksum is recorded when it is written (beside it, .<name>.sha256) and checked
+    wherever it is read: a truncated file, garbage or a valid cube with other values is named
+    with the job that rebuilds it and how, instead of `NetCDF: HDF error` or flipped verdicts."""
+    from attnmem import checksums
+    from attnmem.cube import read_cube
+
+    path = _cube(tmp_path)
+    assert checksums.damaged(path) is None and read_cube(path)["x"].size == 3
+    if damage == "truncated":
+        path.write_bytes(path.read_bytes()[:200])
+    elif damage == "garbage":
+        path.write_bytes(b"\x89HDF garbage" * 100)
+    else:
+        other = _cube(tmp_path, (5.0, 6.0, 7.0), "d.nc")
+        path.write_bytes(other.read_bytes())
+    with pytest.raises(checksums.DamagedCube) as err:
+        read_cube(path)
+    text = str(err.value)
+    assert str(path) in text and "rebuilds it" in text and "snakemake --cores all" in text
+    assert "damaged" in checksums.damaged(path, "rule c")
+    assert "rule c rebuilds it" in checksums.damaged(path, "rule c")
+
+
+def test_an_intact_cube_copied_with_new_times_is_not_damaged(tmp_path):
+    """Only the content counts: a copy with new times (cp without -p, snakemake --touch) is
+    hashed once and found intact; a cube with no record (written by hand) is not judged."""
+    from attnmem import checksums
+    from attnmem.cube import read_cube
+
+    path = _cube(tmp_path)
+    later = path.stat().st_mtime + 100
+    os.utime(path, (later, later))
+    assert checksums.damaged(path) is None
+    assert read_cube(path)["x"].size == 3
+    checksums.record_path(path).unlink()
+    path.write_bytes(b"not a cube")
+    assert checksums.damaged(path) is None  # nothing recorded, nothing claimed
+    with pytest.raises(checksums.DamagedCube, match="cannot be read as a cube"):
+        read_cube(path)

@@ -19,9 +19,51 @@ class ConfigError(ValueError):
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: parse time matters
 
 
+class YamlError(ConfigError):
+    """A YAML file that does not parse; the message names the file, line and column."""
+
+
 def load_yaml(path: str | Path):
+    """The parsed YAML file; one that does not parse raises ``YamlError`` naming the file and
+    the line and column (counted from 1) where the parser stopped, with what it found there."""
     with open(path, encoding="utf-8") as fh:
-        return yaml.load(fh, Loader=_Loader)  # noqa: S506 (a safe loader)
+        try:
+            return yaml.load(fh, Loader=_Loader)  # noqa: S506 (a safe loader)
+        except yaml.YAMLError as err:
+            raise YamlError(yaml_message(path, err)) from None
+
+
+def yaml_message(path: str | Path, err: yaml.YAMLError) -> str:
+    """``<path>, line L, column C: <problem> (<context>, line L2, column C2)``: where a YAML
+    parser stopped, in one line (PyYAML's own text spreads it over four)."""
+    mark = getattr(err, "problem_mark", None)
+    if mark is None:
+        return f"{path}: not valid YAML ({' '.join(str(err).split())})"
+    text = f"{path}, line {mark.line + 1}, column {mark.column + 1}: {err.problem}"
+    context, start = getattr(err, "context", None), getattr(err, "context_mark", None)
+    if context and start is not None:
+        text += f" ({context} that starts at line {start.line + 1}, column {start.column + 1})"
+    elif context:
+        text += f" ({context})"
+    return text
+
+
+def check_yaml_once(path: str | Path, stamp: str | Path) -> None:
+    """Raise ``YamlError`` (file, line, column) if ``path`` exists and is not valid YAML. The
+    Snakefile runs it before Snakemake reads its config file, since Snakemake's own message
+    for a file that does not parse names no line. A hash of a text found valid is kept in
+    ``stamp`` (a cache outside results/), so an unchanged file is not parsed twice a run."""
+    import hashlib
+
+    path, stamp = Path(path), Path(stamp)
+    if not path.exists():
+        return
+    key = hashlib.sha256(path.read_bytes()).hexdigest()
+    if stamp.exists() and stamp.read_text(encoding="utf-8").strip() == key:
+        return
+    load_yaml(path)
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(key + "\n", encoding="utf-8")
 
 
 def _where(path) -> str:
@@ -75,11 +117,23 @@ def _message(err, schema: Mapping) -> str:
 
 def config_errors(config: Mapping, schema: Mapping) -> list[str]:
     """Every way ``config`` breaks ``schema``, one readable line each (empty when valid)."""
-    import jsonschema  # imported here: parsing the Snakefile should stay light
 
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = _Validator()(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path)))
     return [_message(e, schema) for e in errors]
+
+
+def _Validator():  # noqa: N802 (a class)
+    """JSON schema's validator with one change: an integer is an int, never a float with no
+    fraction (JSON schema takes 1e9 written 1.0e9 as an integer, and the science would get a
+    float where it counts, ``range(1e9)``)."""
+    import jsonschema
+
+    base = jsonschema.Draft202012Validator
+    checker = base.TYPE_CHECKER.redefine(
+        "integer", lambda _, x: isinstance(x, int) and not isinstance(x, bool)
+    )
+    return jsonschema.validators.extend(base, type_checker=checker)
 
 
 def _empty_ranges(node, path=()) -> list[str]:
@@ -145,12 +199,27 @@ def check_config(config: Mapping, schema_path: str | Path) -> None:
         _non_finite(config)
         or config_errors(config, load_yaml(schema_path))
         or _empty_ranges(config)
+        or _rule_problems(config, schema_path)
     )
     if not problems:
         problems = _snakemake_problems(config, schema_path)
     if problems:
         lines = "\n".join(f"  - {p}" for p in problems)
         raise ConfigError(f"config is invalid, nothing was run:\n{lines}")
+
+
+def _rule_problems(config: Mapping, schema_path: str | Path) -> list[str]:
+    """The constraints between keys that the schema cannot state (attnmem.constraints), from
+    the manifest beside the schema: a width divisible by every head count, a shard.by that
+    names a grid key."""
+    import json
+
+    from .constraints import problems
+
+    manifest_path = Path(schema_path).with_name("experiments.json")
+    if not manifest_path.exists():
+        return []
+    return problems(config, json.loads(manifest_path.read_text(encoding="utf-8")))
 
 
 def _snakemake_problems(config: Mapping, schema_path: str | Path) -> list[str]:
@@ -190,7 +259,11 @@ def check_config_once(
     import json
 
     texts = [Path(schema_path).read_text(encoding="utf-8")]
+    manifest = Path(schema_path).with_name("experiments.json")  # its rules are checked too
+    texts += [manifest.read_text(encoding="utf-8")] if manifest.exists() else []
     texts += [Path(f).read_text(encoding="utf-8") for f in files]
+    here = Path(__file__).parent  # and the code that checks: a new rule revalidates
+    texts += [(here / f).read_text(encoding="utf-8") for f in ("config.py", "constraints.py")]
     key = hashlib.sha256(
         "\0".join([json.dumps(config, sort_keys=True, default=str), *texts]).encode()
     ).hexdigest()

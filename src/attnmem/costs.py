@@ -49,25 +49,49 @@ def load_costs(path: str | Path) -> dict:
         return json.load(fh)
 
 
-def work_scale(block: Mapping, work, cost: Mapping) -> float:
+def work_scale(block: Mapping, work, cost: Mapping, grid=(), peak: bool = False) -> float:
     """How much more each point works (or holds) than when its cost was measured: the product,
-    over the parameters ``work``, of the block's value over the measured one (1 where none was
-    recorded)."""
+    over the keys ``work`` (names, or name -> power), of the block's size over the measured one
+    (1 where none was recorded). A key's size is its value to the declared power; a list
+    parameter's, the sum over its items; a grid key's (``grid``), the mean over its values, or
+    with ``peak`` (memory: the largest point) the largest."""
+    powers = work if isinstance(work, Mapping) else dict.fromkeys(work, 1.0)
     scale = 1.0
-    for key in work:
+    for key, power in powers.items():
         measured = (cost.get("at") or {}).get(key)
-        if measured and key in block:
-            scale *= _size(block[key]) / _size(measured)
+        if measured is not None and key in block:
+            gridded = key in grid
+            mine = _size(block[key], power, gridded, peak)
+            then = _size(measured, power, gridded, peak)
+            if then > 0:
+                scale *= mine / then
     return scale
 
 
-def _size(value) -> float:
-    """A work or memory parameter's size: its value, or the sum of a list's (model widths)."""
-    return float(sum(value)) if isinstance(value, list) else float(value)
+SAMPLED = 10_001  # a longer range is priced on this many evenly spaced values, never expanded
+
+
+def _size(value, power: float = 1.0, gridded: bool = False, peak: bool = False) -> float:
+    """A work or memory key's size (see ``work_scale``)."""
+    if isinstance(value, Mapping):  # a range {first, last[, step]} (a seed count is no size)
+        first, last = int(value.get("first", 0)), int(value.get("last", value.get("count", 1)))
+        step, n = int(value.get("step", 1)), value_count(value)
+        if n <= SAMPLED:
+            items = [float(first + i * step) for i in range(n)]
+        else:
+            items = [first + (last - first) * i / (SAMPLED - 1) for i in range(SAMPLED)]
+    elif isinstance(value, list):
+        items = [float(v) for v in value]
+    else:
+        return float(value) ** power
+    terms = [abs(v) ** power for v in items] or [0.0]
+    if gridded:
+        return max(terms) if peak else sum(terms) / len(terms)
+    return max(terms) if peak else sum(terms)
 
 
 def _shown(value) -> str:
-    return f"{value:,}" if not isinstance(value, list) else str(value)
+    return f"{value:,}" if not isinstance(value, (list, Mapping)) else str(value)
 
 
 def estimate(
@@ -87,7 +111,8 @@ def work_seconds(name: str, block: Mapping, manifest: Mapping, costs: Mapping) -
     if name not in costs or name not in manifest:
         return None
     points = point_count(block, manifest[name]["grid"])
-    scale = work_scale(block, manifest[name].get("work", ()), costs[name])
+    grid = manifest[name]["grid"]
+    scale = work_scale(block, manifest[name].get("work", ()), costs[name], grid)
     return points * costs[name]["seconds_per_point"] * scale
 
 
@@ -117,11 +142,12 @@ def over_limits(config: Mapping, manifest: Mapping, costs: Mapping, to_compute=N
     for name, block in config["experiments"].items():
         if name not in manifest or name not in costs:
             continue
-        points = point_count(block, manifest[name]["grid"])
+        grid = manifest[name]["grid"]
+        points = point_count(block, grid)
         work = manifest[name].get("work", ())
         memory = manifest[name].get("memory", ())
-        scale = work_scale(block, work, costs[name])
-        memory_scale = work_scale(block, memory, costs[name])
+        scale = work_scale(block, work, costs[name], grid)
+        memory_scale = work_scale(block, memory, costs[name], grid, peak=True)
         seconds, mb = estimate(points, costs[name], scale, memory_scale)
         new = points
         if seconds > limits["hours"] * 3600 and to_compute is not None:

@@ -12,17 +12,17 @@ import errno
 import json
 import logging
 import os
+import secrets
 import shutil
 import subprocess
-import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import numpy as np
 import xarray as xr
 
-from . import __version__
+from . import __version__, checksums
 from .grid import block_hash, expand_grid, point_rng, points
 from .sources import science_files
 from .spec import Experiment, from_param
@@ -34,10 +34,17 @@ class ExperimentError(RuntimeError):
     """The science raised at one grid point; the message names the point."""
 
 
-def run_experiment(exp: Experiment, block: Mapping, global_seed: int) -> xr.Dataset:
+class Stopped(RuntimeError):
+    """A run asked to stop (Snakemake cancelling its jobs: Ctrl-C) between two grid points."""
+
+
+def run_experiment(
+    exp: Experiment, block: Mapping, global_seed: int, should_stop: Callable[[], bool] | None = None
+) -> xr.Dataset:
     """Call ``exp.func`` at every grid point and stack the results into a labelled Dataset,
-    with the provenance of the whole block in its attributes."""
-    ds = run_points(exp, block, global_seed)
+    with the provenance of the whole block in its attributes (``should_stop``: see
+    ``run_points``)."""
+    ds = run_points(exp, block, global_seed, should_stop)
     ds.attrs.update(provenance(exp, block, global_seed, expand_grid(block, exp.grid)))
     return ds
 
@@ -68,8 +75,12 @@ def gather(exp: Experiment, block: Mapping, global_seed: int, parts: list[xr.Dat
     return ds
 
 
-def run_points(exp: Experiment, block: Mapping, global_seed: int) -> xr.Dataset:
-    """The grid of ``block`` (or of a shard's part of it) computed point by point."""
+def run_points(
+    exp: Experiment, block: Mapping, global_seed: int, should_stop: Callable[[], bool] | None = None
+) -> xr.Dataset:
+    """The grid of ``block`` (or of a shard's part of it) computed point by point; ``Stopped``
+    is raised before a point when ``should_stop()`` is true (a job in a thread of Snakemake,
+    which can be stopped no other way)."""
     grid = expand_grid(block, exp.grid)
     params = {k: block[k] for k in exp.params}
     shape = tuple(len(v) for v in grid.values())
@@ -77,6 +88,8 @@ def run_points(exp: Experiment, block: Mapping, global_seed: int) -> xr.Dataset:
     results: dict[str, list] = {out.name: [] for out in exp.outputs}
     start = last_report = time.monotonic()
     for i, point in enumerate(points(grid), start=1):
+        if should_stop is not None and should_stop():
+            raise Stopped(f"{exp.name}: stopped on request after {i - 1}/{n_points} grid points")
         kwargs = {**point, **params}
         if exp.wants_rng:
             kwargs["rng"] = point_rng(global_seed, exp.name, point)
@@ -298,20 +311,33 @@ def write_cube(ds: xr.Dataset, path: str | os.PathLike) -> None:
     for stale in path.parent.glob(f".{path.stem}.*.nc.tmp"):  # left by a killed write
         stale.unlink(missing_ok=True)
     stored, encoding = cf_encoded(ds)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".nc.tmp", dir=path.parent)
-    os.close(fd)
+    tmp = _new_file(path.parent, f".{path.stem}.", ".nc.tmp")
     try:
         stored.to_netcdf(tmp, engine="netcdf4", encoding=encoding)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a cube is readable like any output
         os.replace(tmp, path)
+        checksums.record(path)  # what read_cube and the Snakefile check the cube against
     except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
         full = _disk_full(path.parent, exc)
         if full:
             raise OSError(errno.ENOSPC, full) from exc
         raise
+
+
+def _new_file(directory: Path, prefix: str, suffix: str) -> str:
+    """A new, empty file of a name no other file has, with the mode any new file gets (0o666
+    less the process's umask, applied by the kernel as it creates the file): a cube is readable
+    like any other output. mkstemp would make it 0600, and reading the umask means setting it,
+    for an instant, for every thread of the process (Snakemake's own, in a `run:` job)."""
+    for _ in range(100):
+        name = directory / f"{prefix}{secrets.token_hex(6)}{suffix}"
+        try:
+            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+        os.close(fd)
+        return str(name)
+    raise FileExistsError(f"no free temporary name in {directory}")
 
 
 MIN_FREE_BYTES = 1 << 20  # below this, a failed write is put down to a full disk
@@ -336,9 +362,19 @@ def _disk_full(directory: Path, exc: BaseException) -> str | None:
 def read_cube(path: str | os.PathLike) -> xr.Dataset:
     """Load a cube fully into memory (and close the file), as it was computed: integer
     coordinates as int64, text coordinates as str, the declared units and long_names, and
-    none of the attributes that only the stored form carries."""
-    with xr.open_dataset(path, engine="netcdf4") as ds:
-        ds = ds.load()
+    none of the attributes that only the stored form carries. A cube whose content differs
+    from what its job wrote (attnmem.checksums), or that netCDF cannot read, raises
+    ``DamagedCube`` naming the cube and how to rebuild it."""
+    checksums.verify(path)
+    try:
+        with xr.open_dataset(path, engine="netcdf4") as ds:
+            ds = ds.load()
+    except FileNotFoundError:
+        raise
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise checksums.DamagedCube(
+            f"{path} cannot be read as a cube ({exc}); {checksums.rebuild_hint(path)}"
+        ) from exc
     return cf_decoded(ds)
 
 

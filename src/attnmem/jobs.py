@@ -26,11 +26,13 @@ def run_experiment(
     out: str | Path,
     store: str | Path | None = None,
     workers: int = 1,
+    should_stop=None,
 ) -> None:
     """Compute an experiment's cube and write it to ``out``. With a ``store`` (the pipeline's
     jobs: STORE), only the grid points it lacks are computed, by up to
     ``workers`` processes, and the cube is assembled from it; without one, every point is
-    computed here (``python -m attnmem run``, tests)."""
+    computed here (``python -m attnmem run``, tests). ``should_stop``: asked before each point
+    (a job in a thread of Snakemake, which can be stopped no other way)."""
     from .cube import provenance, write_cube
     from .cube import run_experiment as run
     from .experiments import experiment
@@ -42,9 +44,9 @@ def run_experiment(
     block = science_block(block)
     log.info("running %s over %s", name, dict(block))
     if store is None:
-        ds = run(exp, block, global_seed)
+        ds = run(exp, block, global_seed, should_stop)
     else:
-        ds = compute(exp, block, global_seed, store, workers)[0]
+        ds = compute(exp, block, global_seed, store, workers, should_stop)[0]
         ds.attrs.update(provenance(exp, block, global_seed, expand_grid(block, exp.grid)))
     write_cube(ds, out)
     log.info("wrote %s (%s)", out, ", ".join(f"{k}={v}" for k, v in ds.sizes.items()))
@@ -66,6 +68,18 @@ def experiment_job(smk) -> None:
 # other core keeps running script jobs meanwhile.
 _ONE_AT_A_TIME = threading.Lock()
 IN_PROCESS_MARK = "running in a thread of Snakemake's own process"
+# Set when Snakemake cancels its jobs (Ctrl-C: attnmem.interrupts). A thread cannot be killed,
+# and Snakemake waits for its job threads before it exits: a job in a thread stops at its next
+# grid point instead, and fails, so that Snakemake keeps the old cube and removes its lock.
+_STOP = threading.Event()
+
+
+def request_stop() -> None:
+    """Ask every experiment running (or waiting to run) in a thread to stop at its next grid
+    point."""
+    _STOP.set()
+
+
 _BLAS_LIMIT: list = []  # the threadpoolctl limit in force (kept referenced)
 
 
@@ -79,7 +93,8 @@ def experiment_in_thread(config: str, out: str, log_file: str) -> None:
         with thread_log(log_file), logged_failure():
             log.info(IN_PROCESS_MARK)  # benchmarks/costs.py: this job's time has no start-up
             name, block, seed = _snapshot(config)
-            run_experiment(name, block, seed, out, STORE)  # never forks Snakemake's process
+            # never forks Snakemake's process; stops at its next point on Ctrl-C
+            run_experiment(name, block, seed, out, STORE, should_stop=_STOP.is_set)
 
 
 # What Snakemake sets for a script job with one thread (snakemake/shell.py).

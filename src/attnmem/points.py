@@ -249,16 +249,28 @@ def useful_workers(work: float | None, points: int) -> int:
     return max(1, min(points, int(work // WORKER_SECONDS)))
 
 
-def _compute(name: str, points: list[dict], params: Mapping, global_seed: int, directory: Path):
+def _compute(
+    name: str,
+    points: list[dict],
+    params: Mapping,
+    global_seed: int,
+    directory: Path,
+    should_stop=None,
+):
     """Compute ``points`` in this process, writing a chunk at least every CHUNK_SECONDS and at
-    the end; the number of points computed."""
-    from .cube import ExperimentError
+    the end; the number of points computed. When ``should_stop()`` turns true before a point,
+    the points done are kept and ``Stopped`` is raised."""
+    from .cube import ExperimentError, Stopped
     from .experiments import experiment
 
     exp = experiment(name)
     grid_keys = exp.grid
     done, values, last = [], [], time.monotonic()
-    for point in points:
+    for i, point in enumerate(points):
+        if should_stop is not None and should_stop():
+            if done:
+                write_chunk(directory, exp, grid_keys, done, values)
+            raise Stopped(f"{exp.name}: stopped on request after {i}/{len(points)} grid points")
         kwargs = {**point, **params}
         if exp.wants_rng:
             kwargs["rng"] = point_rng(global_seed, exp.name, point)
@@ -290,10 +302,19 @@ def _missing_points(grid: Mapping[str, list], mask) -> list[dict]:
     return [dict(zip(keys, combo, strict=True)) for combo in zip(*columns, strict=True)]
 
 
-def compute(exp, block: Mapping, global_seed: int, root: str | Path = STORE, workers: int = 1):
+def compute(
+    exp,
+    block: Mapping,
+    global_seed: int,
+    root: str | Path = STORE,
+    workers: int = 1,
+    should_stop=None,
+):
     """The Dataset of ``block``'s grid (no provenance: see attnmem.cube.provenance): the points
     the store lacks are computed (by up to ``workers`` processes) and kept, then the cube is
-    assembled from the store. Returns (dataset, points computed, points in the grid)."""
+    assembled from the store. Returns (dataset, points computed, points in the grid).
+    ``should_stop`` (one process only) is asked before each point: the points done are kept
+    and ``attnmem.cube.Stopped`` is raised."""
     grid = expand_grid(block, exp.grid)
     params = {k: block[k] for k in exp.params}
     ctx = context(exp.name, block, exp.grid, global_seed)
@@ -313,8 +334,8 @@ def compute(exp, block: Mapping, global_seed: int, root: str | Path = STORE, wor
             exp.name, len(todo), len(mask), len(mask) - len(todo), workers,
             "s" if workers > 1 else "",
         )  # fmt: skip
-        if workers == 1:
-            _compute(exp.name, todo, params, global_seed, directory)
+        if workers == 1 or should_stop is not None:
+            _compute(exp.name, todo, params, global_seed, directory, should_stop)
         else:
             _in_workers(exp.name, todo, params, global_seed, directory, workers)
     log.info(

@@ -145,7 +145,7 @@ def tolerance_rules(entries: Iterable[Mapping]) -> list[str]:
         checks = claims.checks_of(e)
         if not checks:
             continue
-        i = e["id"]
+        i = _label(e)
         kind = tolerance_kind(e)
         if kind == "rel":
             problems.append(f"{i}: no rel tolerance; approximate words use 'approx'")
@@ -269,6 +269,17 @@ def _check(c: Mapping, manifest: Mapping, grids: Mapping | None) -> list[str]:
     for key in [*sel, *filter(None, named)]:
         if key not in dims:
             out.append(f"{read} has no dim {key!r}")
+    replicates = exp.get("replicates")
+    # a mean with its standard error is only meaningful over replicates; an extreme (max, min)
+    # may also run over a swept dim: the statement then holds at every value of it
+    for how in ("over",):
+        dim = c.get(how)
+        if dim and replicates is not None and dim in dims and dim not in replicates:
+            out.append(
+                f"{read}: '{how}: {dim}' reads {dim} as replicates, but {dim} is not a "
+                f"replicate dim of {cube} (its replicates: {', '.join(replicates) or 'none'}); "
+                "select its values instead"
+            )
     reduced = {c.get(k) for k in ("over", "max", "min")}
     if "var" in c and "seed" in exp["grid"] and "seed" not in reduced and "seed" not in sel:
         out.append(
@@ -378,6 +389,63 @@ def _tolerance(tol) -> str | None:
     return None
 
 
+def file_rules(entries: Iterable[Mapping], registry_root) -> list[str]:
+    """An entry lives in its note's folder: the doc of its id is the folder of its file
+    (config/claims/<doc>/<part>.yaml), so that a copied entry cannot judge one note's
+    sentence under another's name."""
+    root = Path(registry_root).resolve()
+    base = root.parents[1]  # the project folder: a shown path is relative to it
+    problems = []
+    for e in entries:
+        if not e.get("_file"):
+            continue
+        path = Path(e["_file"])
+        path = path if path.is_absolute() else base / path
+        try:
+            folder = path.resolve().relative_to(root).parts[0]
+        except (ValueError, IndexError):
+            continue
+        if folder != e["where"]["doc"]:
+            problems.append(
+                f"{_label(e)}: the id names the note {e['where']['doc']!r} but the entry is in "
+                f"the folder of {folder!r}; move it to config/claims/{e['where']['doc']}/ or "
+                "correct its id"
+            )
+    return problems
+
+
+def figure_rules(entries: Iterable[Mapping], figure_ids) -> list[str]:
+    """Every figure an entry names is a figure the catalog declares (an id the gallery links)."""
+    known = set(figure_ids)
+    return [
+        f"{_label(e)}: figure {f!r} is no figure of the catalog (src/attnmem/figures)"
+        for e in entries
+        for f in claims.figures_of(e)
+        if f not in known
+    ]
+
+
+# A stated value that looks like a number (digits, separators, a sign, a percent, an exponent)
+# but does not parse as one: a typo such as "0.0.73" would otherwise be compared as a label.
+_NUMERIC_LOOKING = re.compile(r"^[\s+\-\u2212]*[\d.,]+(?:[eE][+\-]?\d+)?\s*%?$")
+
+
+def stated_rules(entries: Iterable[Mapping]) -> list[str]:
+    """Every stated value that looks like a number parses as one."""
+    problems = []
+    for e in entries:
+        raw = (e.get("stated") or {}).get("value") if isinstance(e.get("stated"), Mapping) else None
+        for value in raw if isinstance(raw, list) else [raw]:
+            if not isinstance(value, str) or not _NUMERIC_LOOKING.match(value.strip()):
+                continue
+            if claims.parse_printed(value).number is None:
+                problems.append(
+                    f"{_label(e)}: stated value {value!r} looks like a number but is not one "
+                    "(a misprint in the registry?)"
+                )
+    return problems
+
+
 def monte_carlo_rules(entries: Iterable[Mapping]) -> list[str]:
     """The statistical half of ``tolerance_rules``, for the pipeline."""
     return [f"{_label(e)}: {p}" for e in entries if claims.checks_of(e) for p in _monte_carlo(e)]
@@ -440,10 +508,13 @@ def schema_problems(documents: Mapping, schema=SCHEMA, show=str) -> list[str]:
 
 def pipeline_problems(registry_root, config: Mapping, manifest: Mapping) -> list[str]:
     """What the workflow checks before any job, one line per problem naming the entry and its
-    file: the files load and follow the schema; ids are unique; every check reads a cube the
-    pipeline makes, one of its variables, dims of that variable and values its grid (as the
-    config expands it) or fixed coordinates hold; tolerances are spelled right and positive;
-    Monte Carlo checks select seeds or judge over them with a statistical tolerance."""
+    file: the files load and follow the schema; ids are unique and name the note of their
+    folder; every check reads a cube the pipeline makes, one of its variables, dims of that
+    variable and values its grid (as the config expands it) or fixed coordinates hold, and
+    averages (``over``) only over replicate dims; tolerances are spelled
+    right, positive and follow the one policy (``tolerance_rules``: no ``rel``, ``abs`` only
+    for rounding, statistical bands over replicates); stated values that look like numbers
+    parse; every figure named is one the catalog declares."""
     from .config import load_yaml
 
     base = Path(registry_root).resolve().parents[1]
@@ -458,15 +529,21 @@ def pipeline_problems(registry_root, config: Mapping, manifest: Mapping) -> list
         entries = [e for p, data in documents.items() for e in claims.file_entries(shown[p], data)]
     except Exception as exc:  # a file that does not parse or expand: nothing else is reliable
         return [f"{type(exc).__name__}: {exc}"]
+    from .figures.catalog import scan
+
     cubes = {c.get("cube") for e in entries for c in claims.all_checks(e)}
     grids = expanded_grids(config, manifest, cubes)
+    figure_ids = [f.id for f in scan()]
     problems = ids_unique(entries)
     for e in entries:
         try:
             found = [
+                *file_rules([e], registry_root),
                 *check_problems([e], manifest, grids),
                 *tolerance_problems([e]),
-                *monte_carlo_rules([e]),
+                *tolerance_rules([e]),
+                *stated_rules([e]),
+                *figure_rules([e], figure_ids),
                 *count_problems([e], manifest, grids),
             ]
         except Exception as exc:  # a malformed entry; the schema says how
@@ -490,6 +567,9 @@ def registry_stamp_key(registry_root, config: Mapping, manifest: Mapping) -> str
     h.update(json.dumps(manifest, sort_keys=True, default=str).encode() + b"\0")
     for path in (SCHEMA, Path(__file__), Path(claims.__file__)):
         h.update(path.read_bytes())
+    from .figures.catalog import scan  # the figures an entry may name
+
+    h.update("\0".join(f.id for f in scan()).encode())
     return h.hexdigest()
 
 
@@ -523,5 +603,6 @@ def all_problems(entries: list[Mapping], experiments: Mapping) -> list[str]:
         *verdict_rules(entries),
         *tolerance_rules(entries),
         *where_rules(entries),
+        *stated_rules(entries),
         *twins.twin_rules(entries),
     ]

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import yaml
 
-from .spec import Experiment, from_param
+from .spec import INT_MAX, REAL_MAX, Experiment, from_param
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "workflow" / "schemas"
 CONFIG_SCHEMA = SCHEMA_DIR / "config.schema.yaml"
@@ -71,41 +71,41 @@ DEFINITIONS: dict = {
                     },
                 ]
             },
-            "size": {"type": "integer", "minimum": 1},
+            "size": {"type": "integer", "minimum": 1, "maximum": INT_MAX},
         },
     },
     "nonneg_number_grid": {
-        "description": "a non-empty list of distinct numbers >= 0",
+        "description": "a non-empty list of distinct numbers >= 0 (and <= 1e6)",
         "type": "array",
         "minItems": 1,
         "uniqueItems": True,
-        "items": {"type": "number", "minimum": 0},
+        "items": {"type": "number", "minimum": 0, "maximum": REAL_MAX},
     },
     "names_grid": {
-        "description": "a non-empty list of distinct integers >= 2",
+        "description": "a non-empty list of distinct integers >= 2 (and <= 2**53)",
         "type": "array",
         "minItems": 1,
         "uniqueItems": True,
-        "items": {"type": "integer", "minimum": 2},
+        "items": {"type": "integer", "minimum": 2, "maximum": INT_MAX},
     },
     "positive_grid": {
-        "description": "a non-empty list of distinct positive numbers",
+        "description": "a non-empty list of distinct positive numbers (at most 1e6)",
         "type": "array",
         "minItems": 1,
         "uniqueItems": True,
-        "items": {"type": "number", "exclusiveMinimum": 0},
+        "items": {"type": "number", "exclusiveMinimum": 0, "maximum": REAL_MAX},
     },
     "positive_int_grid": {
         "description": (
             "a non-empty list of distinct positive integers, or {first, last[, step]} with "
-            "1 <= first <= last"
+            "1 <= first <= last (each <= 2**53)"
         ),
         "oneOf": [
             {
                 "type": "array",
                 "minItems": 1,
                 "uniqueItems": True,
-                "items": {"type": "integer", "minimum": 1},
+                "items": {"type": "integer", "minimum": 1, "maximum": INT_MAX},
             },
             {"$ref": "#/$defs/int_range_positive"},
         ],
@@ -113,14 +113,14 @@ DEFINITIONS: dict = {
     "nonneg_int_grid": {
         "description": (
             "a non-empty list of distinct integers >= 0, or {first, last[, step]} with "
-            "0 <= first <= last"
+            "0 <= first <= last (each <= 2**53)"
         ),
         "oneOf": [
             {
                 "type": "array",
                 "minItems": 1,
                 "uniqueItems": True,
-                "items": {"type": "integer", "minimum": 0},
+                "items": {"type": "integer", "minimum": 0, "maximum": INT_MAX},
             },
             {"$ref": "#/$defs/int_range"},
         ],
@@ -128,35 +128,36 @@ DEFINITIONS: dict = {
     "int_range": {
         **_INT_RANGE,
         "properties": {
-            "first": {"type": "integer", "minimum": 0},
-            "last": {"type": "integer", "minimum": 0},
-            "step": {"type": "integer", "minimum": 1},
+            "first": {"type": "integer", "minimum": 0, "maximum": INT_MAX},
+            "last": {"type": "integer", "minimum": 0, "maximum": INT_MAX},
+            "step": {"type": "integer", "minimum": 1, "maximum": INT_MAX},
         },
     },
     "int_range_positive": {
         **_INT_RANGE,
         "properties": {
-            "first": {"type": "integer", "minimum": 1},
-            "last": {"type": "integer", "minimum": 1},
-            "step": {"type": "integer", "minimum": 1},
+            "first": {"type": "integer", "minimum": 1, "maximum": INT_MAX},
+            "last": {"type": "integer", "minimum": 1, "maximum": INT_MAX},
+            "step": {"type": "integer", "minimum": 1, "maximum": INT_MAX},
         },
     },
     "seed_grid": {
         "description": (
-            "{count: n} with n >= 2 replicate seeds (or a list of distinct seed indices >= 0)"
+            "{count: n} with 2 <= n <= 2**53 replicate seeds (or a list of distinct seed "
+            "indices >= 0)"
         ),
         "oneOf": [
             {
                 "type": "object",
                 "additionalProperties": False,
                 "required": ["count"],
-                "properties": {"count": {"type": "integer", "minimum": 2}},
+                "properties": {"count": {"type": "integer", "minimum": 2, "maximum": INT_MAX}},
             },
             {
                 "type": "array",
                 "minItems": 2,
                 "uniqueItems": True,
-                "items": {"type": "integer", "minimum": 0},
+                "items": {"type": "integer", "minimum": 0, "maximum": INT_MAX},
             },
         ],
     },
@@ -294,11 +295,13 @@ def manifest(experiments: Mapping[str, Experiment]) -> dict:
             "module": exp.module,
             "grid": list(exp.grid),
             "params": list(exp.params),
-            "work": list(exp.work),
-            "memory": list(exp.memory),
+            "work": exp.work,
+            "memory": exp.memory,
             "own_process": exp.own_process,
             "outputs": {o.name: list(o.dims) for o in exp.outputs},
             "coords": {dim: _coords(values) for dim, values in exp.coords.items()},
+            "replicates": list(exp.replicates),
+            "constraints": [rule.record() for rule in exp.constraints],
         }
     return out
 

@@ -28,18 +28,35 @@ class Output:
     dims: tuple[str, ...] = ()
 
 
+# The largest integer a key takes unless its declaration says less: a cube holds numbers as
+# float64, exact up to 2**53, and a count past it (N: 1e20, a vocabulary of 1e29) overflows the
+# int64 arithmetic of the science before anything could price it.
+INT_MAX = 2**53
+# The largest magnitude a real key takes unless its declaration says less (or more: a budget
+# counted in multiply-adds). The science's exponentials overflow far below 1e308 and its
+# differences lose every digit near 1e16: a sharpness of 1e16 fills a cube with NaN silently.
+# Keys whose science breaks sooner declare their own bound (benchmarks/scaling.py --extremes
+# finds them).
+REAL_MAX = 1e6
+
+
 @dataclass(frozen=True)
 class Param:
-    """The type and bounds of one config key, as a JSON-schema fragment, and what it means."""
+    """The type and bounds of one config key, as a JSON-schema fragment, and what it means.
+
+    ``work`` and ``memory`` say how a grid point's cost grows with the key (the cost check,
+    attnmem.costs, scales the measured cost per point by it): False when it does not, True
+    when in proportion to the value, or a power (2: an n x n matrix). For a list parameter the
+    value is the sum of its items' powers (a point trains one model per width); for a grid key,
+    the mean over the grid's values (time) or the largest (memory)."""
 
     schema: Mapping
     doc: str = ""
-    # The work of every grid point grows in proportion to this value (training steps): the
-    # cost check (attnmem.costs) scales the measured cost per point by it.
-    work: bool = False
-    # The memory a grid point holds at once grows in proportion to this value (rows of random
-    # scores, tokens of a sequence): the cost check scales the measured peak per point by it.
-    memory: bool = False
+    # How the work of every grid point grows with this value (training steps: True).
+    work: bool | float = False
+    # How the memory a grid point holds at once grows with this value (rows of random scores,
+    # tokens of a sequence: True; a matrix of n x n scores: 2).
+    memory: bool | float = False
 
     def described(self) -> dict:
         """The fragment with a description a user can act on: the meaning, then the bounds."""
@@ -53,6 +70,12 @@ class Param:
 
 
 def _number(kind: str, min=None, max=None, gt=None, lt=None, multiple_of=None) -> dict:
+    if kind == "integer" and max is None:
+        max = INT_MAX
+    if kind == "number" and max is None and lt is None:
+        max = REAL_MAX
+    if kind == "number" and min is None and gt is None:
+        min = -REAL_MAX
     out: dict = {"type": kind}
     for key, value in (
         ("minimum", min),
@@ -66,15 +89,27 @@ def _number(kind: str, min=None, max=None, gt=None, lt=None, multiple_of=None) -
     return out
 
 
-def integer(min=None, max=None, doc: str = "", work: bool = False, memory: bool = False) -> Param:
-    """A scalar integer parameter, ``min <= value <= max``; ``work``: the cost of each grid
-    point is proportional to it; ``memory``: so is the memory a point holds at once."""
+def integer(
+    min=None, max=None, doc: str = "", work: bool | float = False, memory: bool | float = False
+) -> Param:
+    """A scalar integer parameter, ``min <= value <= max`` (``max`` at most INT_MAX);
+    ``work``: the cost of each grid point grows with it (True: in proportion; a number: as that
+    power of it); ``memory``: so does the memory a point holds at once."""
     return Param(_number("integer", min, max), doc, work, memory)
 
 
-def real(min=None, max=None, gt=None, lt=None, doc: str = "") -> Param:
-    """A scalar real parameter with inclusive (min, max) or exclusive (gt, lt) bounds."""
-    return Param(_number("number", min, max, gt, lt), doc)
+def real(
+    min=None,
+    max=None,
+    gt=None,
+    lt=None,
+    doc: str = "",
+    work: bool | float = False,
+    memory: bool | float = False,
+) -> Param:
+    """A scalar real parameter with inclusive (min, max) or exclusive (gt, lt) bounds;
+    ``work``/``memory`` as for ``integer`` (a step whose halving doubles a ladder: -1)."""
+    return Param(_number("number", min, max, gt, lt), doc, work, memory)
 
 
 def real_list(min=None, max=None, gt=None, lt=None, doc: str = "") -> Param:
@@ -83,25 +118,45 @@ def real_list(min=None, max=None, gt=None, lt=None, doc: str = "") -> Param:
     return Param({"type": "array", "minItems": 1, "uniqueItems": True, "items": item}, doc)
 
 
+def int_list(
+    min=1, max=None, doc: str = "", work: bool | float = False, memory: bool | float = False
+) -> Param:
+    """A scalar parameter that is a list of distinct integers (a sweep inside one grid point:
+    head counts, context lengths); ``work``/``memory``: how a point's cost grows with them."""
+    return Param(_array(_number("integer", min, max)), doc, work, memory)
+
+
+SEED_GRID = "#/$defs/seed_grid"
+
+
 def seeds(doc: str = "") -> Param:
     """A grid of replicate seeds: ``{count: n}`` or a list of seed indices."""
-    return Param({"$ref": "#/$defs/seed_grid"}, doc)
+    return Param({"$ref": SEED_GRID}, doc)
 
 
 def ints(
-    min=1, max=None, multiple_of=None, ranges: bool = True, doc: str = "", work: bool = False
+    min=1,
+    max=None,
+    multiple_of=None,
+    ranges: bool = True,
+    doc: str = "",
+    work: bool | float = False,
+    memory: bool | float = False,
 ) -> Param:
     """Distinct integers >= ``min`` (a grid, or with ``ranges=False`` also a list parameter):
-    a list, or (``ranges``) ``{first, last[, step]}``. ``work``, for a list parameter: the
-    cost of each grid point is proportional to the sum of its values (model widths)."""
+    a list, or (``ranges``) ``{first, last[, step]}``. ``work``/``memory``: how a grid
+    point's time and memory grow with the value (see Param; for a list parameter, with the
+    sum of its values: model widths)."""
     plain = max is None and multiple_of is None
     if plain and ranges and min in (0, 1):
-        return Param({"$ref": f"#/$defs/{'positive' if min else 'nonneg'}_int_grid"}, doc, work)
+        kind = f"{'positive' if min else 'nonneg'}_int_grid"
+        return Param({"$ref": f"#/$defs/{kind}"}, doc, work, memory)
     if plain and not ranges and min == 2:
-        return Param({"$ref": "#/$defs/names_grid"}, doc, work)
+        return Param({"$ref": "#/$defs/names_grid"}, doc, work, memory)
     if ranges:
         raise ValueError("an integer grid with bounds other than min 0 or 1 takes ranges=False")
-    return Param(_array(_number("integer", min, max, multiple_of=multiple_of)), doc, work)
+    item = _number("integer", min, max, multiple_of=multiple_of)
+    return Param(_array(item), doc, work, memory)
 
 
 def reals(min=None, max=None, gt=None, lt=None, doc: str = "") -> Param:
@@ -140,10 +195,40 @@ def _bounds_text(schema: Mapping) -> str:
     if "enum" in schema:
         return "one of " + ", ".join(map(str, schema["enum"]))
     noun = {"integer": "an integer", "number": "a number"}.get(schema.get("type"), "a value")
-    parts = [f"{word} {schema[key]}" for key, word in _BOUND_WORDS.items() if key in schema]
+    shown = {INT_MAX: "2**53", REAL_MAX: "1e6", -REAL_MAX: "-1e6"}
+    parts = [
+        f"{word} {shown.get(schema[key], schema[key])}"
+        for key, word in _BOUND_WORDS.items()
+        if key in schema
+    ]
     if "multipleOf" in schema:
         parts.append(f"a multiple of {schema['multipleOf']}")
     return noun + (" " + " and ".join(parts) if parts else "")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A constraint between keys of a block that a schema cannot state (a width divisible by
+    every head count, a width that must be one of the widths the block makes): ``check`` is a
+    Python expression over the block's keys (a grid key stands for the list of its values; a
+    few builtins: all, any, len, min, max, range, sum, abs, int), ``says`` the rule in words for
+    the user, ``keys`` the keys it names (the first is the one a refusal names). It is written
+    into the manifest and checked before any job runs (attnmem.constraints)."""
+
+    check: str
+    says: str
+    keys: tuple[str, ...]
+
+    def record(self) -> dict:
+        return {"check": self.check, "says": self.says, "keys": list(self.keys)}
+
+
+def require(check: str, says: str, *keys: str) -> Rule:
+    """A cross-field constraint of a block (see Rule), naming the keys it relates (the first
+    is the one a refusal names)."""
+    if not keys:
+        raise ValueError(f"rule {check!r} names no key")
+    return Rule(check, says, tuple(keys))
 
 
 @dataclass(frozen=True)
@@ -174,6 +259,12 @@ class Experiment:
     # Sets process-wide state (torch's global generator and thread count): its job always gets
     # a process of its own, never a thread of Snakemake's (attnmem.costs.in_process).
     own_process: bool = False
+    # Constraints between keys that a schema cannot state, checked before any job (Rule).
+    constraints: tuple[Rule, ...] = ()
+    # Extra dims of the outputs whose entries are independent replicates (draws of the same
+    # random quantity): with the grid keys declared `seeds`, the dims a claim may average over
+    # (`over`) or take the extreme of (`max`, `min`).
+    replicate_dims: tuple[str, ...] = ()
 
     @property
     def wants_rng(self) -> bool:
@@ -185,14 +276,27 @@ class Experiment:
         return self.func.__module__.rsplit(".", 1)[-1]
 
     @property
-    def work(self) -> tuple[str, ...]:
-        """The parameters each grid point's cost is proportional to."""
-        return tuple(k for k in self.params if self.types[k].work)
+    def work(self) -> dict[str, float]:
+        """The keys each grid point's time grows with, and the power of each (Param.work)."""
+        return {
+            k: float(self.types[k].work) for k in (*self.grid, *self.params) if self.types[k].work
+        }
 
     @property
-    def memory(self) -> tuple[str, ...]:
-        """The parameters the memory of each grid point is proportional to (together)."""
-        return tuple(k for k in self.params if self.types[k].memory)
+    def memory(self) -> dict[str, float]:
+        """The keys the memory of each grid point grows with (together), with their powers."""
+        return {
+            k: float(self.types[k].memory)
+            for k in (*self.grid, *self.params)
+            if self.types[k].memory
+        }
+
+    @property
+    def replicates(self) -> tuple[str, ...]:
+        """The dims whose entries are replicates: the grid keys declared `seeds`, and the
+        declared replicate dims of the outputs."""
+        seeded = tuple(k for k in self.grid if self.types[k].schema.get("$ref") == SEED_GRID)
+        return (*seeded, *self.replicate_dims)
 
     def output(self, name: str) -> Output:
         for out in self.outputs:
@@ -210,12 +314,15 @@ def experiment(
     coords: Mapping[str, Sequence | Callable[..., Sequence]] | None = None,
     name: str | None = None,
     own_process: bool = False,
+    constraints: Sequence[Rule] = (),
+    replicates: Sequence[str] = (),
 ):
     """Declare the decorated function an experiment (named after it unless ``name`` is given:
     the same function may serve a second experiment with another grid). ``own_process``: the
     function sets process-wide state (it trains with torch), so its job never shares a process.
-    The function is returned unchanged, with the declaration appended to its ``experiments``
-    attribute."""
+    ``constraints``: rules between keys (``require``), checked before any job; ``replicates``:
+    extra dims of the outputs that index independent draws. The function is returned
+    unchanged, with the declaration appended to its ``experiments`` attribute."""
     grid, params = dict(grid or {}), dict(params or {})
 
     def declare(func):
@@ -229,6 +336,8 @@ def experiment(
             coords=dict(coords or {}),
             types={**grid, **params},
             own_process=own_process,
+            constraints=tuple(constraints),
+            replicate_dims=tuple(replicates),
         )
         _check_signature(exp)
         func.experiments = (*getattr(func, "experiments", ()), exp)
@@ -257,3 +366,11 @@ def _check_signature(exp: Experiment) -> None:
     outputs = [o.name for o in exp.outputs]
     if len(set(outputs)) != len(outputs):
         raise ValueError(f"experiment {exp.name!r} declares an output twice")
+    dims = {d for o in exp.outputs for d in o.dims}
+    stray = [d for d in exp.replicate_dims if d not in dims]
+    if stray:
+        raise ValueError(f"experiment {exp.name!r}: replicate dims {stray} are no output's dims")
+    for rule in exp.constraints:
+        unknown = [k for k in rule.keys if k not in declared]
+        if unknown:
+            raise ValueError(f"experiment {exp.name!r}: rule {rule.check!r} names {unknown}")

@@ -77,6 +77,14 @@ def summary(rows: list[Row]) -> str:
     return f"{len(rows)} results of the notes, each judged against the cubes: {parts}."
 
 
+def md_text(text) -> str:
+    """Registry text made inert in Markdown: HTML's <, > and & as entities (a Markdown viewer
+    passes raw HTML through: <script>, <img onerror>), link and image brackets escaped (no
+    [text](javascript:...)), one line."""
+    text = html.escape(str(text).replace("\n", " "), quote=False)
+    return text.replace("[", "\\[").replace("]", "\\]")
+
+
 def render_markdown(rows: list[Row]) -> str:
     out = io.StringIO()
     out.write("# Claims table\n\n")
@@ -92,7 +100,7 @@ def render_markdown(rows: list[Row]) -> str:
     out.write("\n| " + " | ".join(COLUMNS) + " |\n")
     out.write("|" + " --- |" * len(COLUMNS) + "\n")
     for row in rows:
-        cells = [str(v).replace("|", "\\|").replace("\n", " ") for v in row.as_dict().values()]
+        cells = [md_text(v).replace("|", "\\|") for v in row.as_dict().values()]
         out.write("| " + " | ".join(cells) + " |\n")
     return out.getvalue()
 
@@ -275,9 +283,7 @@ def _errata_items(row: Row) -> tuple[str, list[tuple[str, str]]]:
 def render_errata(rows: list[Row]) -> str:
     """errata.md: the discrepant rows by note and section, then the unresolved ones."""
 
-    def md(text: str) -> str:
-        return html.escape(str(text).replace("\n", " "), quote=False)
-
+    md = md_text
     out = io.StringIO()
     out.write("# Errata of the notes\n\n")
     for verdict, title, intro in (

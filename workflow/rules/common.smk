@@ -16,13 +16,23 @@ from attnmem.schema import load_manifest
 from attnmem.costs import in_process, load_costs, over_limits, point_count, work_seconds
 from attnmem.shards import shards_of, spec
 from attnmem.points import to_compute, useful_workers
-from attnmem import snapshots
+from attnmem import checksums, snapshots
 from snakemake.logging import logger
 from attnmem.sources import experiment_sources, science_files
 from attnmem.scheduler_timers import coalesce_reevaluation_timers
+from attnmem.interrupts import stop_threads_on_cancel
+from attnmem.locks import stale_lock_message
 
 # Snakemake's scheduler wakes itself by timers that multiply over a build (see the module)
 coalesce_reevaluation_timers()
+# Ctrl-C stops the experiments running in Snakemake's own threads too (see the module)
+stop_threads_on_cancel()
+
+# A lock left by a killed run: say so and how to remove it (a dry run would only say that
+# another instance is running; see the module)
+_locked = stale_lock_message()
+if _locked:
+    logger.warning(f"attnmem: {_locked}")
 
 # SVG copies of the figures beside their PNGs (config `svg`, off by default: a second draw)
 SVG = bool(config.get("svg", False))
@@ -67,6 +77,14 @@ if _too_large:
         "a grid is larger than the limits, nothing was run:\n"
         + "\n".join(f"  - {p}" for p in _too_large)
     )
+
+# Every grid value a figure picks (config `figures:`) is one the grids hold, every setting is
+# one a figure reads and every module is a figure module: checked in every run, before any job
+# (a run asked only for cubes too), naming the setting.
+try:
+    check_figure_settings(config, catalog.scan())
+except FigureSettingsError as err:
+    raise WorkflowError(str(err)) from None
 
 
 # On a cluster, a large grid is cut into shard jobs (attnmem.shards.automatic); locally it is
@@ -171,24 +189,11 @@ def figures_waiting(cube):
     return max(sizes, default=0)
 
 
-def checked_settings(*modules):
-    """The input naming figure modules' settings snapshots, once every grid value a figure
-    picks (config `figures:`) is found in the grids. An input function runs while the DAG is
-    built, before any job, and only when a figure is to be drawn: a narrowed grid stops such a
-    run there, naming the setting, and a run asked only for cubes is not refused."""
-
-    def settings(wildcards):
-        try:
-            check_figure_settings(config, catalog.scan())
-        except FigureSettingsError as err:
-            raise WorkflowError(str(err)) from None
-        return [
-            str(
-                snapshots.path(
-                    FIGURE_SETTINGS, m, settings_record(settings_of(config, m))
-                )
-            )
-            for m in modules
-        ]
-
-    return settings
+def settings_snapshots(*modules):
+    """The files naming figure modules' settings by their hash (the settings were checked
+    against the grids when the workflow was parsed, above): a changed setting names a file that
+    does not exist yet, which redraws the module."""
+    return [
+        str(snapshots.path(FIGURE_SETTINGS, m, settings_record(settings_of(config, m))))
+        for m in modules
+    ]

@@ -154,3 +154,23 @@ rule config_snapshot:
 
         name = wildcards.experiment
         write_snapshot(output[0], name, run_record(config, name), log[0])
+
+
+# A cube that is not what its job wrote (truncated, overwritten, replaced by another cube: its
+# size, time and checksum differ from the record write_cube keeps beside it, attnmem.checksums)
+# stops the run before any job, naming the cube and the rule that rebuilds it; an intact
+# build costs one stat per cube.
+_damaged = checksums.damaged_cubes(
+    {
+        f"results/{_name}.nc": (
+            f"rule {_name}_gather" if _name in SHARDS else f"rule {_name}"
+        )
+        for _name in config["experiments"]
+    },
+    ".snakemake/attnmem/cubes-verified.json",
+)
+if _damaged:
+    raise WorkflowError(
+        "a cube is damaged, nothing was run:\n"
+        + "\n".join(f"  - {d}" for d in _damaged)
+    )

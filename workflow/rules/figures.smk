@@ -47,7 +47,7 @@ for _job, _modules in figure_jobs().items():
             cubes=[f"results/{c}.nc" for c in catalog.cubes_of(_figures)],
             modules=[os.path.join(FIGURE_CODE, f"{m}.py") for m in _modules],
             code=[os.path.join(FIGURE_CODE, f) for f in ("catalog.py", "style.py")],
-            settings=checked_settings(*_modules),
+            settings=settings_snapshots(*_modules),
         output:
             png=[
                 report(

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ..spec import Param, integer, real
+from ..spec import Param, integer, real, require
 from ._torch import Adam
 
 
@@ -127,6 +127,17 @@ def copying_scores(params: dict) -> np.ndarray:
 
 def n_parameters(params: dict) -> int:
     return int(sum(v.numel() for v in params.values()))
+
+
+# The width a head takes is d_model / heads: a remainder would silently drop columns.
+TRAINING_RULES = (
+    require(
+        "d_model % heads == 0",
+        "d_model must be divisible by heads (each head is d_model / heads wide)",
+        "d_model",
+        "heads",
+    ),
+)
 
 
 def training_params(example: str, where: str = "") -> dict[str, Param]:

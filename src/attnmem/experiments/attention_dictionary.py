@@ -24,25 +24,18 @@ import numpy as np
 
 from ..spec import (
     Output,
-    Param,
     experiment,
     from_param,
+    int_list,
     integer,
     ints,
     real,
     real_list,
     reals,
+    require,
     seeds,
 )
 from .softmax import entropy_nats, softmax, softmax_jacobian
-
-
-def _int_list(min: int, doc: str = "") -> Param:
-    """A parameter that is a list of distinct integers >= ``min``: a sweep inside one grid
-    point whose values are counts (``spec.real_list`` would accept 2.5 heads)."""
-    item = {"type": "integer", "minimum": min}
-    return Param({"type": "array", "minItems": 1, "uniqueItems": True, "items": item}, doc)
-
 
 # ----------------------------------------------------------------------------- the circle
 
@@ -82,7 +75,9 @@ def gaussian_smoother(q, keys, values, beta):
 
 @experiment(
     grid={
-        "beta": reals(min=0, doc="a non-empty list of distinct inverse temperatures >= 0"),
+        "beta": reals(
+            min=0, max=1000, doc="a non-empty list of distinct inverse temperatures >= 0"
+        ),
         "angle": ints(min=0),
     },
     outputs=(
@@ -274,13 +269,21 @@ def parameter_counts(d: int, h: int) -> dict:
 
 
 @experiment(
-    grid={"n": ints(min=2, ranges=False), "d_k": ints()},
+    grid={"n": ints(min=2, ranges=False, work=2, memory=2), "d_k": ints()},
     params={
-        "draws": integer(min=1),
+        "draws": integer(min=1, work=True, memory=True),
         "width": integer(min=16, doc="layer width d, divisible by every head count"),
         "betas": real_list(min=0, doc="inverse temperatures of the rank figure (dim beta)"),
-        "head_counts": _int_list(min=1, doc="head counts of the parameter table (dim h)"),
+        "head_counts": int_list(min=1, doc="head counts of the parameter table (dim h)"),
     },
+    constraints=(
+        require(
+            "all(width % h == 0 for h in head_counts)",
+            "the layer width must be divisible by every head count (a head is d/h wide)",
+            "width",
+            "head_counts",
+        ),
+    ),
     outputs=(
         Output("example_scores", "score matrix Q K^T of the first example", dims=("row", "col")),
         Output(
@@ -573,7 +576,7 @@ INDEP_SAMPLES = 4000  # samples of (X, Y) per replicate
     params={
         "beta": real(gt=0),
         "eta": real(gt=0),
-        "train_steps": integer(min=1),
+        "train_steps": integer(min=1, work=True, memory=True),
         "walk_beta": real(gt=0),
         "hopfield_betas": real_list(gt=0, doc="inverse temperatures of the Hopfield fixed points"),
     },
@@ -668,6 +671,7 @@ INDEP_SAMPLES = 4000  # samples of (X, Y) per replicate
         "key": ("k1", "k2", "k3"),
         "indep_rep": list(range(INDEP_REPS)),
     },
+    replicates=("indep_rep",),
     sections=(
         "memory-math ch7: the gradient of attention, only W_Q W_K^T matters (lines 39-44)",
         "memory-math ch6: Hopfield (lines 37-39); D6, D8, D9, D16 (line 68)",
@@ -1033,10 +1037,10 @@ def interference_sq(rng, trials: int, m: int, d: int) -> np.ndarray:
 
 
 @experiment(
-    grid={"d_k": ints(), "seed": seeds()},
+    grid={"d_k": ints(work=2, memory=2), "seed": seeds()},
     params={
-        "draws": integer(min=2, memory=True),
-        "memory_counts": _int_list(min=1, doc="memory counts of the interference check (dim M)"),
+        "draws": integer(min=2, memory=True, work=True),
+        "memory_counts": int_list(min=1, doc="memory counts of the interference check (dim M)"),
     },
     outputs=(
         Output("qk_mean_over_sqrt_dk", "mean of q.k over sqrt(d_k)"),

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..spec import Output, experiment, integer, ints, reals, seeds
+from ..spec import Output, experiment, integer, ints, reals, require, seeds
 from . import toylang as tl
 from .softmax import entropy_nats
 from .true_process import PRINTED, printed_sentences
@@ -183,6 +183,16 @@ def direction_classes(sentences: np.ndarray, n_names: int, vocab: int) -> dict:
 
 @experiment(
     grid={"N": ints(min=2, ranges=False), "L": ints(min=0), "F": ints()},
+    constraints=(
+        require(
+            "max(N) * (max(N) - 1) * 3 * max(F) ** max(L) <= 10**7",
+            "the enumerated language (N (N-1) 3 F^L sentences at the largest grid values) "
+            "must hold at most 10^7 sentences",
+            "L",
+            "N",
+            "F",
+        ),
+    ),
     outputs=(
         Output("theta_gap", "largest |counted - closed-form| frequency"),
         Output("theta_sum", "sum of the counted frequencies"),
@@ -284,8 +294,25 @@ def row_codes(rows: np.ndarray, base: int) -> np.ndarray:
         "N": integer(min=2),
         "F": integer(min=1),
         "L": integer(min=0, max=3),
-        "trials": integer(min=1, memory=True),
+        "trials": integer(min=1, memory=True, work=True),
     },
+    constraints=(
+        require(
+            "N * (N - 1) * 3 * F ** L <= 10**7",
+            "the enumerated language (N (N-1) 3 F^L sentences) must hold at most 10^7 sentences",
+            "N",
+            "F",
+            "L",
+        ),
+        require(
+            "(N + F + 8) ** (10 + L) < 2**63",
+            "a sentence must fit one int64 code: (N + F + 8)^(10 + L) < 2^63 (the vocabulary "
+            "to the sentence length)",
+            "N",
+            "F",
+            "L",
+        ),
+    ),
     outputs=(
         Output("bag_nats", "mean bag cost of the shuffled sequence", "nats"),
         Output("bag_change_max", "largest change of the bag cost from the sentence's", "nats"),
@@ -338,7 +365,11 @@ def bag_shuffle(swaps: int, rng: np.random.Generator, N: int, F: int, L: int, tr
 
 
 @experiment(
-    grid={"M": ints(), "L": ints(min=0), "seed": seeds()},
+    grid={
+        "M": ints(work=True, memory=True),
+        "L": ints(min=0, work=True, memory=True),
+        "seed": seeds(),
+    },
     params={
         "N": integer(min=2),
         "F": integer(min=1),
@@ -368,7 +399,7 @@ def bag_convergence(M: int, L: int, seed: int, rng: np.random.Generator, N: int,
         "N": integer(min=2),
         "F": integer(min=1),
         "L": integer(min=0),
-        "draws": integer(min=1),
+        "draws": integer(min=1, memory=True),
         "repeats": integer(min=1, memory=True),
     },
     outputs=(
@@ -402,6 +433,7 @@ def bag_convergence(M: int, L: int, seed: int, rng: np.random.Generator, N: int,
         ),
     ),
     coords={"kind": KINDS, "template": tl.TEMPLATE},
+    replicates=("draw",),
     sections=("first-principles: A2, what the bag generates (lines 228-230)",),
 )
 def bag_generate(
@@ -526,10 +558,10 @@ def log_likelihood(counts: np.ndarray, theta: np.ndarray) -> np.ndarray:
 
 
 @experiment(
-    grid={"K": ints(min=2, ranges=False), "seed": seeds()},
+    grid={"K": ints(min=2, ranges=False, work=True, memory=True), "seed": seeds()},
     params={
         "tokens": integer(min=1, memory=True),
-        "thetas": integer(min=1, memory=True),
+        "thetas": integer(min=1, memory=True, work=True),
     },
     outputs=(
         Output("max_gain", "largest l(theta) - l(theta_hat) over random theta", "nats"),

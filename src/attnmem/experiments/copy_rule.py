@@ -44,8 +44,8 @@ def _gaps(L_max: int, **_) -> range:
 @experiment(
     grid={"N": ints(min=2, ranges=False), "F": ints()},
     params={
-        "L_max": integer(min=0, doc="longest gap"),
-        "max_enumerated": integer(min=0, doc="largest language enumerated"),
+        "L_max": integer(min=0, doc="longest gap", work=True),
+        "max_enumerated": integer(min=0, doc="largest language enumerated", memory=True),
     },
     outputs=(
         Output("n_candidates", "offsets the rule could point at (L+8)", dims=("L",)),

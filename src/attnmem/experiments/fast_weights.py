@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ..spec import Output, experiment, from_param, integer, ints, real, real_list, seeds
+from ..spec import Output, experiment, from_param, integer, ints, real, real_list, require, seeds
 from . import toylang
 
 # ----------------------------------------------------------------------------- small tools
@@ -473,7 +473,7 @@ STORES = ("hebbian", "least_squares", "delta", "softmax")
 @experiment(
     grid={"seed": seeds()},
     params={
-        "tokens": integer(min=2),
+        "tokens": integer(min=2, work=True, memory=True),
         "d_k": integer(min=1),
         "d_v": integer(min=1),
         "gram_keys": integer(min=1),
@@ -486,11 +486,11 @@ STORES = ("hebbian", "least_squares", "delta", "softmax")
         "rls_pairs": integer(min=1),
         "rls_dim": integer(min=1),
         "rls_lambda": real(gt=0),
-        "ridge_dim": integer(min=1),
-        "ridge_pairs": integer(min=1),
-        "ridge_draws": integer(min=1),
+        "ridge_dim": integer(min=1, work=True, memory=2),
+        "ridge_pairs": integer(min=1, memory=True),
+        "ridge_draws": integer(min=1, work=True, memory=True),
         "ridge_lambdas": real_list(gt=0, doc="ridge penalties of the ridge-store reads"),
-        "state_dim": integer(min=2),
+        "state_dim": integer(min=2, work=True),
         "passes": ints(min=1, ranges=False, doc="passes of the repeated delta write"),
         "cache_beta": real(gt=0),
     },
@@ -778,12 +778,12 @@ def store_streams(rng, draws: int, d: int, max_pairs: int, beta: float) -> dict:
     grid={"seed": seeds()},
     params={
         "age_dim": integer(min=1),
-        "age_pairs": integer(min=1),
+        "age_pairs": integer(min=1, work=True, memory=2),
         "gammas": real_list(gt=0, max=1, doc="decay factors of the decayed additive state"),
-        "streams": integer(min=1, memory=True),
-        "store_dim": integer(min=1),
-        "max_pairs": integer(min=1),
-        "draws": integer(min=1),
+        "streams": integer(min=1, memory=True, work=True),
+        "store_dim": integer(min=1, memory=True),
+        "max_pairs": integer(min=1, work=2),
+        "draws": integer(min=1, work=True, memory=True),
         "few_draws": integer(min=1),
         "cache_dim": integer(min=1),
         "cache_tokens": integer(min=1),
@@ -942,6 +942,15 @@ def cache_crossover(d_model: int, layers: int) -> dict:
         "cache_dim": integer(min=1),
         "cache_tokens": integer(min=1),
     },
+    constraints=(
+        require(
+            "store_dim < max_pairs",
+            "the Hebbian store's error reaches 1 only past store_dim pairs: store_dim must be "
+            "below max_pairs",
+            "store_dim",
+            "max_pairs",
+        ),
+    ),
     outputs=(
         Output("state_numbers", "numbers a linear state holds", "numbers"),
         Output("cache_numbers_end", "numbers a cache holds after the sequence", "numbers"),

@@ -446,7 +446,7 @@ def rotation_checks(d: int, t_max: int) -> dict:
 
 
 @experiment(
-    grid={"d": ints()},
+    grid={"d": ints(work=3, memory=2)},
     params={
         "n": integer(min=3),
         "n_h": integer(min=1),

@@ -69,8 +69,8 @@ def crossover(D: int, dk: int) -> int:
     params={
         "D": integer(min=1),
         "d_k": integer(min=1),
-        "wide_D": integer(min=1),
-        "count_budget": real(min=0),
+        "wide_D": integer(min=1, memory=True),
+        "count_budget": real(min=0, work=True, max=1e12),
     },
     outputs=(
         Output("project", "multiply-adds of the three projections", "multiply-adds"),

@@ -213,7 +213,11 @@ def run_binding_hmm(sentences: np.ndarray, n_names: int, n_fillers: int, gap: in
 
 
 @experiment(
-    grid={"N": ints(min=2, ranges=False), "F": ints(), "L": ints(min=0)},
+    grid={
+        "N": ints(min=2, ranges=False, work=2, memory=2),
+        "F": ints(),
+        "L": ints(min=0),
+    },
     params={
         "max_enumerated": integer(min=0, doc="largest language enumerated"),
         "n_sampled": integer(min=1, doc="drawn sentences otherwise"),

@@ -307,12 +307,12 @@ def three_gradients(x, y, rng) -> dict:
 
 
 @experiment(
-    grid={"d": ints(), "seed": seeds()},
+    grid={"d": ints(memory=True), "seed": seeds()},
     params={
-        "m": integer(min=2),
+        "m": integer(min=2, memory=True),
         "d_out": integer(min=1),
         "eta": real(gt=0),
-        "layers": integer(min=2),
+        "layers": integer(min=2, work=True, memory=True),
         "long_layers": integer(min=1),
         "noise": real(min=0),
     },

@@ -172,8 +172,8 @@ def random_repeats(rng, count: int, length: int) -> np.ndarray:
 @experiment(
     grid={"beta": reals(gt=0)},
     params={
-        "kappa": real(gt=0),
-        "sequences": integer(min=1),
+        "kappa": real(gt=0, max=300),
+        "sequences": integer(min=1, work=True, memory=True),
         "length": integer(min=1, max=31),
     },
     outputs=(

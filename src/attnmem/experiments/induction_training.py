@@ -94,6 +94,7 @@ def _coords_steps(steps, eval_every, **_):
         **tf.training_params("sequences"),
         "window": integer(min=1, doc="positions at each end averaged by the ICL score"),
     },
+    constraints=tf.TRAINING_RULES,
     outputs=(
         Output(
             "icl_score", "loss late in the context minus loss early (ICL score)", "nats", ("step",)

@@ -171,7 +171,9 @@ def matrix_ranks(beta: float, s: np.ndarray, rank_arrows, taylor_max_order: int)
     grid={"beta": reals(min=0)},
     params={
         "angle_step": integer(min=1, max=180, doc="degrees between query angles of the sweep"),
-        "rank_arrows": ints(min=1, ranges=False, doc="arrow counts n of the score-rank check"),
+        "rank_arrows": ints(
+            min=1, ranges=False, doc="arrow counts n of the score-rank check", work=True, memory=2
+        ),
         "taylor_max_order": integer(min=0, doc="last order of the series whose rank is read"),
     },
     outputs=(
@@ -400,7 +402,7 @@ def rival_costs(L: int, window: int, x: int) -> dict:
 
 
 @experiment(
-    grid={"L": ints(min=0), "beta": reals(min=0)},
+    grid={"L": ints(min=0, max=300, ranges=False), "beta": reals(min=0)},
     params={
         "epsilon": real(gt=0, doc="target cost in nats"),
         "window": integer(min=1, doc="tokens a window table sees"),
@@ -614,7 +616,7 @@ def vector_gradient(beta: float, rng: np.random.Generator) -> dict:
 @experiment(
     grid={"beta": reals(min=0)},
     params={
-        "m": integer(min=2, doc="positions of the random scores"),
+        "m": integer(min=2, doc="positions of the random scores", work=2),
     },
     outputs=(
         Output("maxent_gap", "largest gap, maximum-entropy optimiser vs softmax"),

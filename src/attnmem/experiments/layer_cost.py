@@ -159,9 +159,9 @@ def bisect_first(condition, n_max: int) -> float:
 @experiment(
     grid={"n": ints()},
     params={
-        "d": integer(min=1),
+        "d": integer(min=1, memory=True),
         "n_h": integer(min=1),
-        "layers": integer(min=1),
+        "layers": integer(min=1, memory=True),
         "d_ff": integer(min=1),
         "rnn_width": integer(min=1),
     },

@@ -22,7 +22,7 @@ import itertools
 
 import numpy as np
 
-from ..spec import Output, experiment, integer, seeds
+from ..spec import Output, experiment, integer, require, seeds
 from .softmax import softmax
 
 RTOL = 1e-9  # relative singular-value cut for a numerical rank
@@ -332,10 +332,18 @@ def weyl_violation(rng, size: int, trials: int) -> float:
 @experiment(
     grid={"seed": seeds()},
     params={
-        "size": integer(min=2, max=64),
+        "size": integer(min=2, max=64, work=True, memory=2),
         "r": integer(min=1),
-        "competitors": integer(min=1),
+        "competitors": integer(min=1, work=True, memory=True),
     },
+    constraints=(
+        require(
+            "r <= size",
+            "the rank r of the truncation must be at most the matrix size",
+            "r",
+            "size",
+        ),
+    ),
     outputs=(
         Output("sv", "singular values of the random A", dims=("k",)),
         Output("energy_gap", "|A - A_k|_F^2 minus discarded energy (relative)", dims=("kept",)),

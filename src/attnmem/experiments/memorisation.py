@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from ..spec import Output, experiment, from_param, integer, ints, real, seeds
+from ..spec import Output, experiment, from_param, integer, ints, real, require, seeds
 from ._torch import Adam, cosine_rates
 
 
@@ -196,6 +196,14 @@ def memorise_sequences(torch, params: dict, seqs: np.ndarray, steps: int, lr: fl
         "length": integer(min=2, doc="tokens per sequence (the first is not predicted)"),
         **capacity_params("sequences"),
     },
+    constraints=(
+        require(
+            "all(d % heads == 0 for d in d_models)",
+            "every width in d_models must be divisible by heads",
+            "d_models",
+            "heads",
+        ),
+    ),
     outputs=capacity_outputs(
         "d_model", "transformer", "sequences", "predicted tokens' bits", "predicted tokens right"
     ),

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..spec import Output, experiment, integer, ints
+from ..spec import Output, experiment, integer, ints, require
 from . import hmm
 from . import ngram as ng
 from . import pair_mixture as pm
@@ -84,9 +84,9 @@ def grade_reach(copy: np.ndarray, stores: np.ndarray, n_fillers: int) -> np.ndar
 
 
 @experiment(
-    grid={"N": ints(min=2, ranges=False), "F": ints()},
+    grid={"N": ints(min=2, ranges=False, work=2, memory=2.5), "F": ints()},
     params={
-        "L_max": integer(min=1, doc="longest gap of the sweep"),
+        "L_max": integer(min=1, doc="longest gap of the sweep", work=1.5, memory=True),
         "d": integer(min=1, doc="embedding width of the neural window"),
         "d_h": integer(min=1, doc="hidden units of the neural window"),
         "n_sampled": integer(min=1, doc="drawn sentences per gap"),
@@ -211,6 +211,16 @@ def _log_prob(cond: np.ndarray) -> np.ndarray:
     params={
         "n_shuffles": integer(min=1, doc="random reorderings"),
     },
+    constraints=(
+        require(
+            "max(N) * (max(N) - 1) * 3 * max(F) ** max(L) <= 10**7",
+            "the enumerated language (N (N-1) 3 F^L sentences at the largest grid values) "
+            "must hold at most 10^7 sentences",
+            "L",
+            "N",
+            "F",
+        ),
+    ),
     outputs=(
         Output(
             "order_grade",

@@ -20,7 +20,7 @@ import re
 import numpy as np
 from scipy.special import digamma
 
-from ..spec import Output, experiment, integer, ints
+from ..spec import Output, experiment, integer, ints, require
 from . import toylang as tl
 
 
@@ -216,6 +216,14 @@ def window_probs(model: dict, texts: np.ndarray) -> np.ndarray:
         "r_max": integer(min=2, doc="longest window"),
         "max_enumerated": integer(min=0, doc="largest language enumerated"),
     },
+    constraints=(
+        require(
+            "max(L) + 8 <= r_max",
+            "the longest sentence needs windows up to its length: max(L) + 8 <= r_max",
+            "L",
+            "r_max",
+        ),
+    ),
     outputs=(
         Output("cost_X", "cost of the final name for a window of r tokens", "nats", ("r",)),
         Output("cost_Y", "cost of the second Y for a window of r tokens", "nats", ("r",)),
@@ -341,10 +349,10 @@ def window_staircase(N: int, F: int, L: int, r_max: int, max_enumerated: int) ->
 
 
 @experiment(
-    grid={"r": ints(min=0), "K": ints(min=2, ranges=False)},
+    grid={"r": ints(min=0), "K": ints(min=2, ranges=False, work=True, memory=True)},
     params={
         "tokens": integer(min=1, doc="length of the random text", memory=True),
-        "alternatives": integer(min=1, doc="other tables per point", memory=True),
+        "alternatives": integer(min=1, doc="other tables per point", memory=True, work=True),
     },
     outputs=(
         Output(

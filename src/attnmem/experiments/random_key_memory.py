@@ -26,7 +26,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import integrate, special
 
-from ..spec import Output, experiment, from_param, integer, ints, real, seeds
+from ..spec import Output, experiment, from_param, integer, ints, real, require, seeds
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
 
@@ -220,19 +220,40 @@ def _grid_coords(**p):
     grid={"seed": seeds()},
     params={
         "N": integer(min=2),
-        "trials": integer(min=1, memory=True),
+        "trials": integer(min=1, memory=True, work=True),
         "queries": integer(min=1),
-        "d_min": integer(min=1),
-        "n_widths": integer(min=1),
-        "ratio_step": real(gt=0),
-        "figure_ratio_max": real(gt=0),
-        "far_step": real(gt=0),
-        "ratio_max": real(gt=0),
-        "ls_width": integer(min=1, doc="must be one of the widths"),
+        "d_min": integer(min=1, work=True, memory=True),
+        "n_widths": integer(min=1, max=40, doc="key widths d_min, 2 d_min, 4 d_min, ..."),
+        "ratio_step": real(gt=0, work=-1, memory=-1),
+        "figure_ratio_max": real(gt=0, work=True, memory=True),
+        "far_step": real(gt=0, work=-1),
+        "ratio_max": real(gt=0, work=True, memory=True),
+        "ls_width": integer(min=1, doc="must be one of the widths", work=True, memory=2),
         "value_dim": integer(min=1),
         "moment_samples": integer(min=2),
         "shown_m": ints(min=1, ranges=False, doc="memories whose recall weights are drawn"),
     },
+    constraints=(
+        require(
+            "queries <= N",
+            "a trial reads back at most N of its stored pairs: queries must be at most N",
+            "queries",
+            "N",
+        ),
+        require(
+            "d_min * 2 ** (n_widths - 1) <= 16384",
+            "the widest key, d_min 2^(n_widths - 1), must be at most 16384",
+            "n_widths",
+            "d_min",
+        ),
+        require(
+            "ls_width in [d_min * 2**i for i in range(n_widths)]",
+            "must be one of the widths d_min, 2 d_min, 4 d_min, ... (n_widths of them)",
+            "ls_width",
+            "d_min",
+            "n_widths",
+        ),
+    ),
     outputs=(
         Output("m_pairs", "stored pairs m", "pairs", ("d", "load")),
         Output("noise_sq", "mean squared interference of a read", dims=("d", "load")),

@@ -255,11 +255,11 @@ def nonnormal_bounds_hold(rng: np.random.Generator, g: float, d: int, steps: int
 
 
 @experiment(
-    grid={"g": reals(gt=0), "seed": seeds()},
+    grid={"g": reals(gt=0, max=50), "seed": seeds()},
     params={
-        "units": integer(min=1),
-        "nets": integer(min=2, doc="networks per replicate"),
-        "steps": integer(min=2, doc="tokens per run"),
+        "units": integer(min=1, memory=2),
+        "nets": integer(min=2, doc="networks per replicate", work=True, memory=True),
+        "steps": integer(min=2, doc="tokens per run", work=True, memory=True),
         "input_scale": real(min=0),
         "far": integer(min=1, doc="distance of the final name"),
     },

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ..spec import Output, experiment, ints, reals
+from ..spec import Output, experiment, ints, reals, require
 from . import toylang
 from .softmax import softmax
 
@@ -171,10 +171,17 @@ def keys_read_content(n_names: int, gap: int, w: dict) -> float:
 @experiment(
     grid={
         "N": ints(min=2, ranges=False),
-        "L": ints(min=0),
+        "L": ints(min=0, work=True, memory=2),
         "beta": reals(gt=0),
         "kappa": reals(gt=0),
     },
+    constraints=(
+        require(
+            "N == [8]",
+            "the hand-built block has the 8 names of toylang.NAMES: N must be [8]",
+            "N",
+        ),
+    ),
     outputs=(
         Output(
             "thanked_score_source",

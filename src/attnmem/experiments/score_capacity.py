@@ -178,11 +178,11 @@ def hebbian_prefix_isr2(keys_s: np.ndarray, values: np.ndarray, d: int) -> np.nd
 
 
 @experiment(
-    grid={"d": ints(), "seed": seeds()},
+    grid={"d": ints(work=2, memory=2), "seed": seeds()},
     params={
         "samples": integer(min=1, memory=True),
-        "reads": integer(min=1),
-        "m_over_d": integer(min=1),
+        "reads": integer(min=1, work=True, memory=True),
+        "m_over_d": integer(min=1, work=True, memory=True),
         "m_min": integer(min=2),
         "m_max": integer(min=2),
     },

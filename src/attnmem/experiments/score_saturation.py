@@ -55,9 +55,9 @@ def read_weights(scores: np.ndarray) -> dict:
 @experiment(
     grid={"d_k": ints(), "seed": seeds()},
     params={
-        "keys": integer(min=2),
-        "draws": integer(min=1, memory=True),
-        "pairs": integer(min=2, memory=True),
+        "keys": integer(min=2, memory=True),
+        "draws": integer(min=1, memory=True, work=True),
+        "pairs": integer(min=2, memory=True, work=True),
         "pair_max_width": integer(min=1),
     },
     outputs=(

@@ -87,10 +87,10 @@ def mean_chi(k: int) -> float:
 
 
 @experiment(
-    grid={"d_k": ints(), "seed": seeds()},
+    grid={"d_k": ints(work=True, memory=True), "seed": seeds()},
     params={
-        "rows": integer(min=1, memory=True),
-        "tokens": integer(min=2, memory=True),
+        "rows": integer(min=1, memory=True, work=True),
+        "tokens": integer(min=2, memory=True, work=True),
         "threshold": real(gt=0, lt=1),
     },
     outputs=(
@@ -155,12 +155,12 @@ def first_crossing(widths: np.ndarray, fraction: np.ndarray, level: float = 0.5)
 @experiment(
     grid={"seed": seeds()},
     params={
-        "rows": integer(min=1, memory=True),
+        "rows": integer(min=1, memory=True, work=True),
         "small_rows": integer(min=1),
-        "tokens": integer(min=2, memory=True),
+        "tokens": integer(min=2, memory=True, work=True),
         "threshold": real(gt=0, lt=1),
-        "width_step": integer(min=1),
-        "width_max": integer(min=1),
+        "width_step": integer(min=1, work=-1, memory=-1),
+        "width_max": integer(min=1, work=True, memory=True),
         "bracket_low": real(gt=0),
         "bracket_high": real(gt=0),
     },

@@ -227,10 +227,11 @@ def rotation_checks(rng: np.random.Generator, d: int) -> dict:
             multiple_of=2,
             ranges=False,
             doc="a list of distinct even widths >= 2 (the sinusoidal code pairs them)",
+            memory=True,
         )
     },
     params={
-        "n_models": integer(min=1, doc="random models per width"),
+        "n_models": integer(min=1, doc="random models per width", work=True),
         "swaps": integer(min=0, doc="random swaps of two tokens"),
         "names_beta": real(min=0, doc="sharpness of attention over names"),
         "names_gap": integer(min=0, doc="gap L of the prefix read"),

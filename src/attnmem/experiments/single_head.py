@@ -510,7 +510,7 @@ def exercise_one(scale: int, w: Work) -> dict:
         "scale": choices(
             0, 1, doc="a non-empty list of distinct values 0 (no divide) or 1 (divide)"
         ),
-        "wq_3_1": reals(doc="a non-empty list of distinct numbers"),
+        "wq_3_1": reals(min=-300, max=300, doc="a non-empty list of distinct numbers"),
     },
     outputs=(
         Output("token_bytes", "bytes each typed token stands for", "bytes", ("token",)),

@@ -157,8 +157,8 @@ def beta_ladder(beta_step: float, beta_max: float) -> list[float]:
 @experiment(
     grid={"d": ints()},
     params={
-        "beta_step": real(gt=0),
-        "beta_max": real(gt=0),
+        "beta_step": real(gt=0, work=-1),
+        "beta_max": real(gt=0, work=True, max=100),
     },
     outputs=(
         Output("capacity_exact", "capacity of the softmax read, exact moment", "pairs", ("beta",)),
@@ -301,7 +301,7 @@ def interference_ratios(values: np.ndarray, weights: np.ndarray, ladder) -> np.n
     params={
         "trials": integer(min=1, memory=True),
         "m_max": integer(min=2),
-        "beta_max": real(min=1),
+        "beta_max": real(min=1, max=1000),
     },
     outputs=(
         Output(
@@ -598,18 +598,18 @@ SCALED_DRAWS = 50  # draws per seed of the rescaled-keys Check (first-principles
     params={
         "n_keys": integer(min=2),
         "dim": integer(min=2),
-        "beta": real(gt=0),
+        "beta": real(gt=0, max=1000),
         "scale_low": real(gt=0),
-        "scale_high": real(gt=0),
+        "scale_high": real(gt=0, max=50),
         "beta_hard": real(gt=0),
         "feature_dim": integer(min=1),
-        "feature_beta": real(gt=0),
+        "feature_beta": real(gt=0, max=1000),
         "max_degree": integer(min=0, max=12),
         "neurons": integer(min=10),
         "networks": integer(min=1),
         "steps": integer(min=1),
-        "alpha_step": real(gt=0),
-        "alpha_max": real(gt=0),
+        "alpha_step": real(gt=0, work=-1),
+        "alpha_max": real(gt=0, work=True),
         "d_win": integer(min=2),
     },
     outputs=(
@@ -652,6 +652,7 @@ SCALED_DRAWS = 50  # draws per seed of the rescaled-keys Check (first-principles
         "printed_n": PRINTED_N,
         "draw": lambda **p: list(range(SCALED_DRAWS)),
     },
+    replicates=("draw",),
     sections=(
         "first-principles D5 (lines 1051-1067)",
         "memory-math D15 and the reading list's Hopfield item (line 68)",

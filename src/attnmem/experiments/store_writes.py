@@ -691,9 +691,9 @@ def capacity_facts(rng: np.random.Generator, d: int) -> dict:
 @experiment(
     params={
         "d_edit": integer(min=2, doc="key dimension of the edit"),
-        "unevenness_check": real(min=0, doc="decay of the Check's spectrum"),
-        "unevenness_max": real(gt=0, doc="end of the sweep"),
-        "unevenness_step": real(gt=0, doc="sweep step"),
+        "unevenness_check": real(min=0, doc="decay of the Check's spectrum", max=300),
+        "unevenness_max": real(gt=0, doc="end of the sweep", work=True, memory=True, max=300),
+        "unevenness_step": real(gt=0, doc="sweep step", work=-1, memory=-1),
         "n_typical": integer(min=1, doc="typical keys drawn in the figure"),
         "n_perturb": integer(min=1, doc="feasible perturbations tried", memory=True),
         "n_random": integer(min=1, doc="random (Sigma, k*) pairs"),
@@ -837,6 +837,7 @@ def capacity_facts(rng: np.random.Generator, d: int) -> dict:
         "plane_axis": ["along_kstar", "across"],
         "edit_rep": list(range(EDIT_MC_REPS)),
     },
+    replicates=("edit_rep",),
     sections=(
         "first-principles D1: worked example, capacity bound, gradient Check (lines 784-802)",
         "first-principles D2: MLP as memory, the rank-one edit, Check and figure (804-860)",

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import brentq
 
-from ..spec import Output, experiment, integer, ints, real, reals, seeds
+from ..spec import Output, experiment, integer, ints, real, reals, require, seeds
 from . import ngram
 from . import toylang as tl
 from .softmax import softmax
@@ -546,10 +546,18 @@ def _gaps(L_max: int, **_) -> range:
     return range(L_max + 1)
 
 
+_ABLATION_RULES = (
+    require(
+        "L + 10 <= 64",
+        "a sentence of 10 + L tokens must fit the program's 64 position codes: L <= 54",
+        "L",
+    ),
+)
+
 _ABLATION_PARAMS = {  # the ablation and its replicated twin take the same parameters
     "N": integer(min=4, doc="names"),
     "L": integer(min=0, doc="gap of the drawn sentences"),
-    "sentences": integer(min=1, doc="sentences drawn per grid point"),
+    "sentences": integer(min=1, doc="sentences drawn per grid point", work=True, memory=True),
     "caption_sentences": integer(min=1, doc="the first ones, counted apart"),
     "lemma_names": integer(min=0, doc="names for the lemma's enumeration (0 skips it)"),
     "shared_draw": integer(
@@ -566,6 +574,8 @@ _ABLATION_PARAMS = {  # the ablation and its replicated twin take the same param
     params=_ABLATION_PARAMS,
     outputs=_ABLATION_OUTPUTS,
     coords=_ABLATION_COORDS,
+    replicates=("draw",),
+    constraints=_ABLATION_RULES,
     sections=(
         "first-principles E2: ablations, one-layer machines and the lemma's sentences "
         "over the sharpness (lines 1197-1216)",
@@ -577,6 +587,8 @@ _ABLATION_PARAMS = {  # the ablation and its replicated twin take the same param
     params=_ABLATION_PARAMS,
     outputs=_ABLATION_OUTPUTS,
     coords=_ABLATION_COORDS,
+    replicates=("draw",),
+    constraints=_ABLATION_RULES,
     sections=(
         "first-principles E2: the ablation counts at the chosen sharpness, replicated "
         "(lines 1211-1216)",
@@ -696,10 +708,17 @@ def _register_tops(x: np.ndarray, start: int, size: int) -> tuple[np.ndarray, np
 
 
 @experiment(
-    grid={"beta": reals(gt=0), "L": ints(min=0)},
+    grid={"beta": reals(gt=0, max=300), "L": ints(min=0)},
     params={
         "N": integer(min=4, doc="names (the printed sentences use four)"),
     },
+    constraints=(
+        require(
+            "max(L) + 10 <= 64",
+            "a sentence of 10 + L tokens must fit the program's 64 position codes: L <= 54",
+            "L",
+        ),
+    ),
     outputs=(
         Output("prob", "probability of the answer at its copy position", dims=("layout", "copy")),
         Output("right", "1 if the argmax of the logits is the answer", dims=("layout", "copy")),
@@ -881,6 +900,13 @@ def gap_sentences(rng, n_names: int, gap: int, max_pairs: int) -> np.ndarray:
         "beta": real(gt=0, doc="sharpness of the finite run"),
         "max_pairs": integer(min=2, doc="run every ordered pair up to this many"),
     },
+    constraints=(
+        require(
+            "L_max + 10 <= 64",
+            "a sentence of 10 + L tokens must fit the program's 64 position codes: L_max <= 54",
+            "L_max",
+        ),
+    ),
     outputs=(
         Output(
             "fraction_right", "fraction of copies right", dims=("L", "layout", "attention", "copy")

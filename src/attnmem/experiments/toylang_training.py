@@ -80,6 +80,7 @@ def _map_positions(eval_gap, **_):
         **tf.training_params("sentences", " at each gap"),
         "beta": real(gt=0, doc="sharpness of the hand-built program compared with"),
     },
+    constraints=tf.TRAINING_RULES,
     outputs=(
         Output("loss_curve", "mean loss per token at eval_gap", "nats", ("step",)),
         Output("floor_nats", "true-process cost per token at eval_gap (the floor)", "nats"),

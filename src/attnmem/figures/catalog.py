@@ -139,10 +139,16 @@ def scan(directory: Path = FIGURES_DIR) -> tuple[Figure, ...]:
 
 def groups() -> dict[str, list[Figure]]:
     """Figures by module (the group one Snakemake job draws)."""
+    return {module: list(figs) for module, figs in _groups(FIGURES_DIR).items()}
+
+
+@lru_cache(maxsize=4)
+def _groups(directory: Path) -> dict[str, tuple[Figure, ...]]:
+    """Grouped once per scan: the Snakefile asks for the groups some thousand times a start."""
     out: dict[str, list[Figure]] = {}
-    for fig in scan():
+    for fig in scan(directory):
         out.setdefault(fig.module, []).append(fig)
-    return out
+    return {module: tuple(figs) for module, figs in out.items()}
 
 
 JOB_FIGURES = 20  # about this many figures per figure job (a job's start costs ~2 s)
