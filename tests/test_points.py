@@ -306,9 +306,9 @@ def test_editing_the_science_recomputes_every_point(tmp_path):
 @pytest.mark.pipeline
 def test_on_a_cluster_a_large_grid_spreads_over_shard_jobs_with_the_same_cube(tmp_path):
     """What a cluster's Snakemake plans and runs (the remote mode its jobs parse the workflow
-    in), in a project copy whose shards hold a second of estimated work: the grid is cut into
-    shard jobs with no setting, gathered into the cube of a local build (bit for bit); widening
-    its seeds adds one shard job, which computes only the new points."""
+    in), in a project copy whose shards hold a hundredth of a second of estimated work: the
+    grid is cut into shard jobs with no setting, gathered into the cube of a local build (bit
+    for bit); widening its seeds adds one shard job, which computes only the new points."""
     from pathlib import Path
 
     project = tmp_path / "project"
@@ -319,9 +319,10 @@ def test_on_a_cluster_a_large_grid_spreads_over_shard_jobs_with_the_same_cube(tm
     text = shards.read_text()
     assert "\nCLUSTER_SHARD_SECONDS = 240.0" in text
     shards.write_text(
-        text.replace("\nCLUSTER_SHARD_SECONDS = 240.0", "\nCLUSTER_SHARD_SECONDS = 1.0")
+        text.replace("\nCLUSTER_SHARD_SECONDS = 240.0", "\nCLUSTER_SHARD_SECONDS = 0.01")
     )
-    block = {**SCORE, "d_k": [4, 8], "rows": 1000, "seed": {"count": 1000}}  # 1.6 s estimated
+    # about 0.015 s estimated (the cost of a point priced by its d_k), so shards of 500 seeds
+    block = {**SCORE, "d_k": [4, 8], "rows": 1000, "seed": {"count": 1000}}
     exe = Path(sys.executable).with_name("snakemake")
     env = {**os.environ, "PYTHONPATH": str(project / "src")}
 
