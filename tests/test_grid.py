@@ -72,11 +72,29 @@ CORES_SAMPLE = sorted(
 )[:7]  # six that run in Snakemake's process and one that trains (icl_trained) in its own
 
 
+def _settings_within(config) -> None:
+    """Add to the small grids every value a figure setting selects from them (the settings
+    are checked in every run, before any job)."""
+    from attnmem.figures import catalog
+    from attnmem.grid import expand_grid
+
+    for module, named in catalog.module_settings(catalog.scan()).items():
+        for name, pairs in named.items():
+            chosen = config["figures"][module][name]
+            wanted = chosen if isinstance(chosen, list) else [chosen]
+            for cube, dim in pairs:
+                block = config["experiments"].get(cube) or {}
+                if dim in block and dim != "seed":
+                    held = expand_grid(block, (dim,))[dim]
+                    block[dim] = sorted({*held, *wanted})
+
+
 @pytest.mark.pipeline
 def test_one_and_two_cores_give_identical_cubes(tmp_path):
     config = copy.deepcopy(DEFAULT)
     for name in CORES_SAMPLE:
         config["experiments"][name] = small_block(name, 2)
+    _settings_within(config)
     targets = [f"results/{name}.nc" for name in CORES_SAMPLE]
     runs = {}
     for cores in ("1", "2"):
