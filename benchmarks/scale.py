@@ -1,6 +1,6 @@
 """Scale benchmark: one large grid on one and two cores, a 10% widening, and xyzpy's Harvester.
 
-    pip install -e '.[bench]' && python benchmarks/scale.py [--only NAME] [--no-xyzpy]
+    pip install -e '.[bench]' && python benchmarks/scale.py [--only NAME] [--repeats 3]
     python benchmarks/scale.py --sharded [--base 500] [--size 500]
 
 With no `shard:` setting anywhere (the default config's blocks, their grids widened to research
@@ -17,6 +17,9 @@ repository's results/ are left alone:
   generators and 2 worker processes: timed as a whole process (Python, imports, the harvest:
   what a user waits for, as for our `snakemake` command) and, inside it, the harvest call
   alone. Target: ours not slower.
+
+Each measurement is repeated (--repeats, interleaved) and the medians are reported, the ratios
+taken repeat by repeat: this machine's speed drifts by a fifth or more within minutes.
 
 `--sharded` runs the benchmark of an explicit shard setting instead (score_scale, seeds widened
 10x and 100x in shards of --size seeds, against builds of the new points alone and xyzpy).
@@ -122,56 +125,78 @@ def harvest(name: str, block: dict, data: str) -> float:
     return time.perf_counter() - start
 
 
-def xyzpy_widening(tmp: Path, name: str, narrow: dict, wide: dict) -> tuple[float, float]:
-    """xyzpy harvests the grid, then its widening, each in a Python of its own; (the
-    widening's whole-process seconds, the seconds of its harvest call)."""
-    data = str(tmp / f"{name}.h5")
+def xyzpy_widening(
+    tmp: Path, name: str, narrow: dict, wide: dict, repeats: int = 1
+) -> list[tuple[float, float]]:
+    """xyzpy harvests the grid once, then, ``repeats`` times from a copy of that harvest, its
+    widening, each in a Python of its own: (the widening's whole-process seconds, the seconds
+    of its harvest call) per repeat."""
+    base = tmp / f"{name}.base.h5"
 
-    def run(block) -> tuple[float, float]:
-        cmd = [sys.executable, __file__, "--harvest", name, json.dumps(block), data]
+    def run(block, data) -> tuple[float, float]:
+        cmd = [sys.executable, __file__, "--harvest", name, json.dumps(block), str(data)]
         start = time.perf_counter()
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
         return time.perf_counter() - start, float(out.split()[-1])
 
-    run(narrow)
-    return run(wide)
+    run(narrow, base)
+    times = []
+    for _ in range(repeats):
+        data = tmp / f"{name}.h5"
+        shutil.copy(base, data)
+        times.append(run(wide, data))
+    return times
 
 
 # ----------------------------------------------------------------------------- benchmarks
 
 
-def default_benchmark(only, xyz: bool) -> list[tuple[str, str, str]]:
+def default_benchmark(only, xyz: bool, repeats: int) -> list[tuple[str, str, str]]:
+    """Each measurement ``repeats`` times, interleaved (a build on one core, one on two, the
+    widening of the latter), so that a drift of the machine's speed hits all alike; medians of
+    the times and of the ratios taken repeat by repeat."""
+    from statistics import median
+
     rows = []
     for name, (narrow, wide, what) in cases().items():
         if only and name != only:
             continue
         tmp = Path(tempfile.mkdtemp(prefix="attnmem-scale-"))
+        one, two, widen = [], [], []
         try:
-            one = snakemake(tmp / "one", {name: narrow}, 1)
-            two = snakemake(tmp / "two", {name: narrow}, 2)
-            widen = snakemake(tmp / "two", {name: wide}, 2)
-            peer = xyzpy_widening(tmp, name, narrow, wide) if xyz else None
+            for r in range(repeats):
+                one.append(snakemake(tmp / f"one{r}", {name: narrow}, 1))
+                two.append(snakemake(tmp / f"two{r}", {name: narrow}, 2))
+                widen.append(snakemake(tmp / f"two{r}", {name: wide}, 2))
+                shutil.rmtree(tmp / f"one{r}")
+            peer = xyzpy_widening(tmp, name, narrow, wide, repeats) if xyz else []
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+        speedup = median(a / b for a, b in zip(one, two, strict=True))
+        cost = median(a / b for a, b in zip(widen, two, strict=True))
         rows += [
-            (f"{name}: grid from scratch, --cores 1", f"{one:.1f} s", ""),
+            (f"{name}: grid from scratch, --cores 1", f"{median(one):.1f} s", ""),
             (
                 f"{name}: grid from scratch, --cores 2",
-                f"{two:.1f} s",
-                f"speedup {one / two:.2f}x (target >= 1.6x)",
+                f"{median(two):.1f} s",
+                f"speedup {speedup:.2f}x (target >= 1.6x)",
             ),
             (
                 f"{name}: widen {what}, --cores 2",
-                f"{widen:.1f} s",
-                f"{widen / two:.2f}x the build (target <= 0.25x)",
+                f"{median(widen):.1f} s",
+                f"{cost:.2f}x the build (target <= 0.25x)",
             ),
         ]
         if peer:
+            whole = median(p[0] for p in peer)
+            harvest_only = median(p[1] for p in peer)
+            ratio = median(p[0] / w for p, w in zip(peer, widen, strict=True))
+            alone = median(p[1] / w for p, w in zip(peer, widen, strict=True))
             rows.append(
                 (
                     f"{name}: xyzpy Harvester, the same widening",
-                    f"{peer[0]:.1f} s ({peer[1]:.1f} s harvesting)",
-                    f"{peer[0] / widen:.2f}x ours ({peer[1] / widen:.2f}x for the harvest alone)",
+                    f"{whole:.1f} s ({harvest_only:.1f} s harvesting)",
+                    f"{ratio:.2f}x ours ({alone:.2f}x for the harvest alone)",
                 )
             )
     return rows
@@ -208,8 +233,7 @@ def sharded_benchmark(base: int, size: int, xyz: bool) -> list[tuple[str, str, s
                 b.pop("shard")
             data = tmp / "xyzpy"
             data.mkdir()
-            xyzpy_widening(data, "score_scale", blocks[0], blocks[0])
-            peer = [xyzpy_widening(data, "score_scale", blocks[0], b)[0] for b in blocks[1:]]
+            peer = [xyzpy_widening(data, "score_scale", blocks[0], b)[0][0] for b in blocks[1:]]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     rows = [
@@ -230,6 +254,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--only", help="one experiment of the default benchmark")
     parser.add_argument("--no-xyzpy", action="store_true", help="skip the xyzpy comparison")
+    parser.add_argument("--repeats", type=int, default=3, help="measurements of each kind")
     parser.add_argument("--sharded", action="store_true", help="the explicit shard benchmark")
     parser.add_argument("--base", type=int, default=500, help="--sharded: seeds before widening")
     parser.add_argument("--size", type=int, default=500, help="--sharded: seeds per shard")
@@ -243,8 +268,8 @@ def main() -> int:
         title = f"score_scale, {len(D_K)} widths, shards of {args.size} seeds, 2 cores"
         rows = sharded_benchmark(args.base, args.size, not args.no_xyzpy)
     else:
-        title = "no shard setting, one grid at a time"
-        rows = default_benchmark(args.only, not args.no_xyzpy)
+        title = f"no shard setting, one grid at a time, medians of {args.repeats} repeats"
+        rows = default_benchmark(args.only, not args.no_xyzpy, args.repeats)
     print(f"# Scale benchmark: {title}\n")
     print("| run | time | ratio |")
     print("| --- | ---: | --- |")
