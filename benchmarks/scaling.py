@@ -11,9 +11,9 @@ memory of a point and is not declared is a hole in the cost check (attnmem.costs
 declared and changes nothing is a false alarm. Training experiments (own_process) are skipped:
 their steps are declared and a probe would take minutes. A probe that raises (a value the
 science refuses) or takes longer than ``timeout`` is reported as such. With ``--extremes``,
-every real key without a declared maximum is set
-to 1e16 and to 1e308 instead, and the NaN and infinite values of the outputs are counted
-against the default's: a key that breaks the cube silently needs a maximum.
+every real key without a declared maximum is set to 1e16 and to 1e308 instead (or to the
+``--values`` given), and the NaN and infinite values of the outputs are counted against the
+default's: a key that breaks the cube silently needs a maximum.
 """
 
 from __future__ import annotations

@@ -448,3 +448,19 @@ def test_a_real_that_would_break_a_cube_is_refused_by_its_declared_bound(case):
     with pytest.raises(ConfigError) as err:
         check_config(broken(edit), SCHEMA_PATH)
     assert words in str(err.value), str(err.value)
+
+
+def test_a_config_that_is_not_yaml_is_named_with_its_line_and_column(tmp_path, capsys):
+    """Snakemake's own message for a config that does not parse names no line; ours (the
+    Snakefile's check before Snakemake reads the file, and `python -m attnmem check`) names the
+    file, the line and the column."""
+    from attnmem.cli import main
+    from attnmem.config import YamlError, load_yaml
+
+    path = tmp_path / "config.yaml"
+    path.write_text("seed: 1\nexperiments:\n  soft_lookup: {beta: [1, 2}\n")
+    with pytest.raises(YamlError, match=rf"{path}, line 3, column \d+: "):
+        load_yaml(path)
+    registry = str(ROOT / "config" / "claims")
+    assert main(["--config", str(path), "check", "--registry", registry]) == 1
+    assert f"{path}, line 3, column" in capsys.readouterr().out

@@ -12,6 +12,7 @@ where nothing should. Probes that must rebuild or stop something say what must c
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -263,8 +264,11 @@ PROBES: dict[str, Probe] = {
     ),
     # --- figure settings: refused in every run, a full `snakemake --cores 2` included
     "settings: a value the grid no longer holds": Probe(
-        block("soft_lookup", beta=[0.1, 1, 8]),
-        ("figures.", "which the config experiments.soft_lookup does not hold"),
+        block("soft_lookup", beta=[0.0001, 0.1, 8, 1000]),
+        (
+            "figures.soft_lookup.printed_betas = [0.1, 1.0, 8.0] selects beta = 1 of "
+            "soft_lookup, which the config experiments.soft_lookup does not hold",
+        ),
         command=("--cores", "2"),
     ),
     "settings: a misspelt setting": Probe(
@@ -440,15 +444,19 @@ def test_the_catalogue_is_large_and_every_probe_can_fail():
 def _start(project: Path, *args: str) -> subprocess.Popen:
     """Snakemake in its own process group (as a terminal runs it: Ctrl-C reaches the group)."""
     exe = Path(sys.executable).with_name("snakemake")
-    return subprocess.Popen(
-        [str(exe) if exe.exists() else "snakemake", *args],
-        cwd=project,
-        env=project_env(project),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
+    with open(project / "snakemake.out", "w") as out:  # a file: a pipe nobody reads fills up
+        return subprocess.Popen(
+            [str(exe) if exe.exists() else "snakemake", *args],
+            cwd=project,
+            env=project_env(project),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+
+def _output(project: Path) -> str:
+    return (project / "snakemake.out").read_text(encoding="utf-8", errors="replace")[-3000:]
 
 
 def _wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
@@ -502,18 +510,6 @@ def kill_during_a_cube_write(project: Path) -> None:
     assert read_cube(cube).equals(old)
 
 
-KILLS = {
-    "kill: a dry run after kill -9 says how to unlock": kill_then_dry_run,
-    "kill: kill -9 during a cube's rerun keeps the cube": kill_during_a_cube_write,
-}
-
-
-@pytest.mark.parametrize("name", KILLS, ids=list(KILLS))
-def test_kill(built_template, tmp_path, name):
-    project = copy_built(built_template, tmp_path / "project")
-    KILLS[name](project)
-
-
 def _long_soft_lookup(project: Path, seconds_per_point: float) -> Path:
     """soft_lookup widened by 10,000 sharpness values (about 90 s of work), its measured cost
     set so that it runs in Snakemake's own thread (tiny) or as a script job (its true cost)."""
@@ -540,17 +536,22 @@ def ctrl_c(project: Path, seconds_per_point: float, started: str) -> None:
     log = project / "logs" / "soft_lookup.log"
     log.unlink(missing_ok=True)
     proc = _start(project, "--cores", "1", "results/soft_lookup.nc")
-    _wait_for(lambda: log.exists() and started in log.read_text(encoding="utf-8"), 180, started)
+    try:
+        _wait_for(lambda: log.exists() and started in log.read_text(encoding="utf-8"), 300, started)
+    except AssertionError:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise AssertionError(f"the job did not start:\n{_output(project)}") from None
     time.sleep(2)
     assert proc.poll() is None, "the job ended before it could be interrupted"
     os.killpg(proc.pid, signal.SIGINT)
     start = time.monotonic()
     try:
-        out, _ = proc.communicate(timeout=30)
+        proc.wait(timeout=30)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         raise AssertionError("Snakemake was still running 30 s after Ctrl-C") from None
     assert time.monotonic() - start < 30
+    out = _output(project)
     assert not _locks(project), f"a lock was left:\n{out[-3000:]}"
     incomplete = list((project / ".snakemake" / "incomplete").rglob("*"))
     assert not [p for p in incomplete if p.is_file()], f"an incomplete marker was left: {out}"
@@ -567,12 +568,18 @@ def ctrl_c_in_a_script(project: Path) -> None:
     ctrl_c(project, 0.01, "running soft_lookup over")
 
 
-KILLS.update(
-    {
-        "kill: Ctrl-C stops an experiment in Snakemake's own thread": ctrl_c_in_a_thread,
-        "kill: Ctrl-C stops an experiment run as a script": ctrl_c_in_a_script,
-    }
-)
+KILLS = {
+    "kill: a dry run after kill -9 says how to unlock": kill_then_dry_run,
+    "kill: kill -9 during a cube's rerun keeps the cube": kill_during_a_cube_write,
+    "kill: Ctrl-C stops an experiment in Snakemake's own thread": ctrl_c_in_a_thread,
+    "kill: Ctrl-C stops an experiment run as a script": ctrl_c_in_a_script,
+}
+
+
+@pytest.mark.parametrize("name", KILLS, ids=list(KILLS))
+def test_kill(built_template, tmp_path, name):
+    project = copy_built(built_template, tmp_path / "project")
+    KILLS[name](project)
 
 
 def test_every_promised_file_is_made_again_when_deleted(built_template, tmp_path):
@@ -626,4 +633,4 @@ def test_registry_text_meant_for_a_browser_is_escaped_in_every_rendering(built_t
         assert "<script>alert" not in text and "<img src=x" not in text, page
         assert "&lt;script&gt;" in text, page
     md = (project / "results" / "claims.md").read_text(encoding="utf-8")
-    assert "](javascript:" not in md
+    assert "\\[x\\](javascript:" in md and not re.search(r"(?<!\\)\]\(javascript:", md)

@@ -87,7 +87,7 @@ def lint_registry(registry) -> int:
     import jsonschema
 
     from . import claims, registry_lint
-    from .config import load_yaml
+    from .config import ConfigError, load_yaml
     from .experiments import registry as experiments
 
     schema = load_yaml(Path(__file__).resolve().parents[2] / "workflow/schemas/claims.schema.yaml")
@@ -98,6 +98,13 @@ def lint_registry(registry) -> int:
             jsonschema.validate(load_yaml(path) or [], schema)
         except jsonschema.ValidationError as exc:
             problems.append(f"{path}: {exc.message} at {list(exc.absolute_path)}")
+        except ConfigError as exc:  # YAML that does not parse: its file, line and column
+            problems.append(str(exc))
+    if problems and any(" line " in p and "column" in p for p in problems):
+        for line in problems:
+            print(line)
+        print(f"{len(problems)} problems; the registry does not load")
+        return 1
     entries = claims.load_registry(files)
     problems += registry_lint.all_problems(entries, experiments())
     for line in problems:
@@ -121,12 +128,12 @@ def check_all(config_path, registry) -> int:
     from .registry_lint import pipeline_problems
 
     found = [f"stale: {p} (run `python -m attnmem schema`)" for p in schema.stale()]
-    config = load_yaml(config_path)
-    found += duplicate_keys(config_path)
     try:
+        config = load_yaml(config_path)
+        found += duplicate_keys(config_path)
         check_config(config, schema.CONFIG_SCHEMA)
-    except ConfigError as err:
-        found += str(err).splitlines()[1:]
+    except ConfigError as err:  # a YAML error names its file, line and column
+        found += str(err).splitlines()[1:] or [str(err)]
     else:
         manifest = schema.load_manifest()
         costs = load_costs(schema.SCHEMA_DIR / "costs.json")

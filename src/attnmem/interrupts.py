@@ -5,10 +5,11 @@ On Ctrl-C (or SIGTERM) Snakemake's scheduler cancels its executor, and the local
 ``cancel`` waits for its thread pool: a `run:` job in a thread (an experiment cheaper than a
 process start, attnmem.costs.in_process) cannot be killed, so Snakemake went on until it ended,
 deaf to more signals. This patch first asks such jobs to stop (attnmem.jobs.request_stop): each
-stops at its next grid point and fails, so Snakemake keeps the old cube (an ``update`` output),
-then removes its incomplete marker and its lock and exits. Script jobs are processes of their
-own and receive the terminal's Ctrl-C themselves. A Snakemake without the method is left as
-it is.
+stops at its next grid point and fails, so Snakemake keeps the old cube (an ``update`` output)
+and removes its lock; then the incomplete markers of the interrupted experiment jobs, whose
+cubes are written atomically, are removed (``clear_atomic_markers``). Script jobs are
+processes of their own and receive the terminal's Ctrl-C themselves. A Snakemake without the
+method is left as it is.
 """
 
 from __future__ import annotations
@@ -29,8 +30,34 @@ def stop_threads_on_cancel() -> bool:
         from .jobs import request_stop
 
         request_stop()
-        return cancel(self, *args, **kwargs)
+        try:
+            return cancel(self, *args, **kwargs)
+        finally:
+            clear_atomic_markers(self)
 
     cancel_stopping_threads._attnmem = True
     Executor.cancel = cancel_stopping_threads
     return True
+
+
+def clear_atomic_markers(executor) -> int:
+    """Remove the incomplete markers of the interrupted jobs whose outputs are all ``update``
+    outputs (the cubes: written to a temporary file and renamed, so an interrupted job leaves
+    the old cube whole, and a marker would only make the next run redo it). Other jobs keep
+    theirs (a figure job stopped halfway may have left a partial PNG: the next run redraws
+    it). Returns how many markers were removed; nothing is done with --keep-incomplete."""
+    from snakemake.io import is_flagged
+
+    workflow = getattr(executor, "workflow", None)
+    persistence = getattr(workflow, "persistence", None)
+    scheduler = getattr(workflow, "_scheduler", None) or getattr(workflow, "scheduler", None)
+    delete = getattr(persistence, "_delete_record", None)
+    folder = getattr(persistence, "_incomplete_path", None)
+    if getattr(executor, "keepincomplete", False) or delete is None or folder is None:
+        return 0
+    removed = 0
+    for job in list(getattr(scheduler, "running", ()) or ()):
+        outputs = list(getattr(job, "output", ()))
+        if outputs and all(is_flagged(f, "update") for f in outputs):
+            removed += sum(bool(delete(folder, f)) for f in outputs)
+    return removed
