@@ -7,8 +7,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ..views import figure
 from . import style
-from .catalog import figure
 
 # label, colour, line style, marker: red and green also differ in line and marker
 STORE_LOOK = {
