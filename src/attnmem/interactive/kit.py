@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from bokeh.document import Document
 from bokeh.embed import components
 from bokeh.layouts import column as bk_column
 from bokeh.models import (
@@ -114,6 +115,13 @@ class Shown:
     source: object = None  # a column's data source and column name
     col: str = ""
     computed: bool = False
+    # handle name -> the values at which the number is the selection (elsewhere the page shows
+    # something else under the same name: the hard lookup instead of a blend, say)
+    when: Mapping[str, Sequence] = field(default_factory=dict)
+
+    def holds(self, at: Mapping) -> bool:
+        """Whether the handles' values ``at`` are where this declaration holds."""
+        return all(at[h] in [number(v) for v in vs] for h, vs in self.when.items())
 
     @property
     def kind(self) -> str:
@@ -163,7 +171,7 @@ class Page:
         handle puts a ring on ``plot`` at (``xs[i]``, ``ys[i]``) for value i; a click or hover
         handle names the ``renderer`` whose glyph i selects value i (at xs, ys), and a hover
         handle's ``texts`` are its tooltips."""
-        values = [number(v) for v in np.asarray(values).tolist()]
+        values = [number(v) for v in values]
         index = values.index(number(default)) if default is not None else 0
         shown = list(labels) if labels is not None else [_label(v) for v in values]
         h = Handle(name, values, index, label or name, shown, plot=plot, renderer=renderer)
@@ -183,6 +191,8 @@ class Page:
         """The column ``col`` of a plot's data source: ``cube[var]`` at ``sel``, running along
         the dims ``along``."""
         along = (along,) if isinstance(along, str) else tuple(along)
+        if not source.name:
+            raise ValueError(f"the data source of column {col} needs a name (the tests find it)")
         name = f"{source.name}.{col}"
         shown = Shown(name, cube, var, dict(sel), along=along, source=source, col=col, **kw)
         self.shown.append(shown)
@@ -199,6 +209,11 @@ class Page:
         """A wrong version of the page's own formula (``find`` -> ``replace`` in its HTML),
         which the browser test must see in the numbers."""
         self.mutations.append((find, replace))
+
+    def finish_layout(self, layout) -> Page:
+        """Set the plots the page shows above its widgets; returns the page."""
+        self.layout = layout
+        return self
 
     def name(self, model, name: str):
         """Give a model a name the page's code (``M``) and the tests find it by."""
@@ -289,7 +304,7 @@ class Page:
             elif h.kind == "hover":
                 tool = HoverTool(
                     renderers=[h.renderer],
-                    tooltips="<div class='tip' style='max-width:320px'>@tip</div>",
+                    tooltips="<div class='tip' style='max-width:320px'>@tip{safe}</div>",
                     callback=CustomJS(
                         args={"w": h.widget},
                         code="const i = cb_data.index.indices; if (i.length) w.value = i[0];",
@@ -309,18 +324,22 @@ class Page:
         self._rings()
         tables = []
         for s in self.shown:
-            refs = {v for v in s.sel.values() if isinstance(v, str)}
+            refs = {v for v in s.sel.values() if isinstance(v, str)} | {f"${h}" for h in s.when}
             deps = [h for h in self.handles.values() if h.ref() in refs]
             if s.kind == "column":
                 self.name(s.source, s.source.name)
             if s.computed:
                 continue
-            rows = []
+            rows, size = [], 0
             for index in np.ndindex(*[len(h.values) for h in deps]) if deps else [()]:
                 at = {h.name: h.values[i] for h, i in zip(deps, index, strict=True)}
-                rows.append(select(cubes[s.cube], s.var, _bind(s.sel, at), s.reduce, s.along))
+                if s.holds(at):
+                    rows.append(select(cubes[s.cube], s.var, _bind(s.sel, at), s.reduce, s.along))
+                    size = len(rows[-1])
+                else:
+                    rows.append(None)  # another declaration of the name holds there
+            rows = [np.full(size, np.nan) if r is None else r for r in rows]
             data = np.concatenate(rows) if rows else np.zeros(0)
-            size = len(rows[0]) if rows else 0
             tables.append(
                 {
                     "name": s.name,
@@ -331,6 +350,7 @@ class Page:
                     "fmt": s.fmt,
                     "col": s.col,
                     "source": s.source.name if s.source is not None else "",
+                    "when": bool(s.when),
                 }
             )
         handles = {name: h.widget for name, h in self.handles.items()}
@@ -341,8 +361,12 @@ class Page:
             for name, h in self.handles.items()
             if h.kind == "drag"
         }
+        layout = bk_column(*([self.layout] if self.layout is not None else []), *widgets)
+        doc = Document()
+        doc.add_root(layout)
+        named = {m.name: m for m in doc.models if m.name} | self.models
         update = CustomJS(
-            args={"W": handles, "T": tables, "V": values, "L": labels, "M": self.models},
+            args={"WIDGETS": handles, "TABLES": tables, "V": values, "LABELS": labels, "M": named},
             code=_RUNTIME + "\n" + "\n".join(self.code) + "\nfinish();",
         )
         for h in self.handles.values():
@@ -364,8 +388,7 @@ class Page:
                 "value",
                 CustomJS(args={"w": handles[name], "d": d}, code=_RING),
             )
-        layout = bk_column(*([self.layout] if self.layout is not None else []), *widgets)
-        layout.js_on_event("document_ready", update)
+        doc.js_on_event("document_ready", update)
         script, div = components(layout)
         html_text = _document(view, self, script, div, page_file, js)
         about = {
@@ -437,6 +460,7 @@ def _shown(s: Shown) -> dict:
         "fmt": s.fmt,
         "label": s.label,
         "computed": s.computed,
+        "when": {h: [_plain(v) for v in vs] for h, vs in s.when.items()},
     }
 
 
@@ -445,7 +469,7 @@ def _shown(s: Shown) -> dict:
 # page as ready for the tests (data-ready on the body, counting updates).
 _RUNTIME = r"""
 const st = {};
-for (const [n, w] of Object.entries(W)) st[n] = (w.active !== undefined ? w.active : w.value);
+for (const [n, w] of Object.entries(WIDGETS)) st[n] = (w.active !== undefined ? w.active : w.value);
 function fmt(x, f) {
   if (x === null || Number.isNaN(x)) return '—';
   if (!Number.isFinite(x)) return x > 0 ? '∞' : '-∞';
@@ -468,16 +492,17 @@ function setColumn(src, col, values) {
   data[col] = Array.from(values);
   src.data = data;
 }
-for (const t of T) {
+for (const t of TABLES) {
   let at = 0;
   for (const n of t.deps) at = at * V[n].length + st[n];
   const row = t.data.slice(at * t.size, (at + 1) * t.size);
+  if (t.when && row.every(Number.isNaN)) continue;  // another declaration holds here
   if (t.kind === 'text') put(t.name, row[0], t.fmt);
   else setColumn(M[t.source], t.col, row);
 }
 for (const [n, i] of Object.entries(st)) {
   const el = document.getElementById('h-' + n);
-  if (el) el.textContent = L[n][i];
+  if (el) el.textContent = LABELS[n][i];
 }
 function finish() {
   document.body.dataset.ready = String((+document.body.dataset.ready || 0) + 1);
@@ -521,8 +546,10 @@ def _document(view: views.View, page: Page, script: str, div: str, page_file: st
                 f"<span><b>{esc(h.label)}</b> <output id='h-{esc(name)}' "
                 f"data-handle='{esc(name)}'>{esc(h.labels[h.default])}</output></span>"
             )
+    seen = set()
     for s in page.shown:
-        if s.kind == "text":
+        if s.kind == "text" and s.name not in seen:
+            seen.add(s.name)
             unit = f" {esc(s.unit)}" if s.unit else ""
             readouts.append(
                 f"<span><b>{esc(s.label)}</b> <output id='r-{esc(s.name)}' "

@@ -441,7 +441,7 @@ def staircase(cubes, names_N, fillers_F, default_L, table_L):
     pg.column(dot, "y", "window_staircase", "contexts_to_zero", sel, ())
     pg.text("zx", "X free from r =", "window_staircase", "zero_window_X", sel, fmt="d")
     pg.text("zy", "Y free from r =", "window_staircase", "zero_window_Y", sel, fmt="d")
-    pg.text("rows", "windows a table needs", "window_staircase", "contexts_to_zero", sel, fmt=".6g")
+    pg.text("rows", "windows a table needs", "window_staircase", "contexts_to_zero", sel, fmt="d")
     pg.text("growth", "growth per filler", "window_staircase", "context_growth", sel, fmt=".4g")
     pg.js("M.dot.data = {x: [V.L[st.L]], y: M.dot.data.y};")
     pg.layout = row(p, side)
@@ -480,7 +480,7 @@ def table_vs_rule(cubes, names_N, fillers_F, default_L, table_L):
     pg.handle("L", gaps, default_L, label="gap L")
     for (src, cube, var), label in zip(sources, names, strict=True):
         pg.column(src, "top", cube, var, sel, ())
-        pg.text(var, label, cube, var, sel, fmt=".6g")
+        pg.text(var, label, cube, var, sel, fmt="d")
     pg.layout = p
     return pg
 
