@@ -41,6 +41,8 @@ from bokeh.models import (
     ColumnDataSource,
     CustomJS,
     HoverTool,
+    Legend,
+    LogScale,
     PointDrawTool,
     RadioButtonGroup,
     Slider,
@@ -288,6 +290,7 @@ class Page:
                 )
                 tool = PointDrawTool(renderers=[ring], add=False, drag=True)
                 h.plot.add_tools(tool)
+                _legends_below(h.plot)
                 h.plot.toolbar.active_drag = tool
                 self.name(h.plot, h.plot.name or f"plot:{name}")
             elif h.kind == "click":
@@ -357,7 +360,15 @@ class Page:
         values = {name: h.values for name, h in self.handles.items()}
         labels = {name: h.labels for name, h in self.handles.items()}
         drag = {
-            name: {"ring": self.models[f"ring:{name}"], "xs": h.xs, "ys": h.ys, "plot": h.plot}
+            name: {
+                "ring": self.models[f"ring:{name}"],
+                "xs": h.xs,
+                "ys": h.ys,
+                "plot": h.plot,
+                # distances on a log axis are taken between logarithms, as the eye sees them
+                "logx": isinstance(h.plot.x_scale, LogScale),
+                "logy": isinstance(h.plot.y_scale, LogScale),
+            }
             for name, h in self.handles.items()
             if h.kind == "drag"
         }
@@ -401,6 +412,17 @@ class Page:
             "mutations": [{"find": f, "replace": r} for f, r in self.mutations],
         }
         return {"html": html_text, **about}
+
+
+def _legends_below(p) -> None:
+    """Move a plot's legends under it: a legend inside the frame takes the pointer's events,
+    and a ring dropped under it could not be picked up again."""
+    legends = [r for r in p.center if isinstance(r, Legend)]
+    p.center = [r for r in p.center if not isinstance(r, Legend)]
+    for legend in legends:
+        legend.orientation = "horizontal"
+        legend.location = "center"
+        p.add_layout(legend, "below")
 
 
 def _label(value) -> str:
@@ -512,15 +534,19 @@ function finish() {
 # A ring let go: snap it to the nearest place of its handle (distances in screen units of the
 # plot's ranges), and move the handle there.
 _SNAP = r"""
-const x = d.ring.data.x[0], y = d.ring.data.y[0];
-const sx = (p.x_range.end - p.x_range.start) || 1, sy = (p.y_range.end - p.y_range.start) || 1;
+const fx = v => (d.logx ? Math.log(Math.max(v, 1e-300)) : v);
+const fy = v => (d.logy ? Math.log(Math.max(v, 1e-300)) : v);
+const x = fx(d.ring.data.x[0]), y = fy(d.ring.data.y[0]);
+const sx = Math.abs(fx(p.x_range.end) - fx(p.x_range.start)) || 1;
+const sy = Math.abs(fy(p.y_range.end) - fy(p.y_range.start)) || 1;
 let best = 0, dist = Infinity;
 for (let i = 0; i < d.xs.length; i++) {
-  const e = ((x - d.xs[i]) / sx) ** 2 + ((y - d.ys[i]) / sy) ** 2;
+  const e = ((x - fx(d.xs[i])) / sx) ** 2 + ((y - fy(d.ys[i])) / sy) ** 2;
   if (e < dist) { dist = e; best = i; }
 }
 if (w.value !== best) w.value = best;
-else if (x !== d.xs[best] || y !== d.ys[best]) d.ring.data = {x: [d.xs[best]], y: [d.ys[best]]};
+else if (d.ring.data.x[0] !== d.xs[best] || d.ring.data.y[0] !== d.ys[best])
+  d.ring.data = {x: [d.xs[best]], y: [d.ys[best]]};
 """
 
 # The handle moved (by its slider or its ring): put the ring on its place.
