@@ -145,8 +145,8 @@ _PIXEL = """([plot, x, y]) => {
 
 
 def mismatches(tab, about: dict) -> list[str]:
-    """Move every handle of the open page to its ends and an inner value; every shown number
-    that differs from its cube, as one line each."""
+    """Move every handle of the open page to its ends, an inner value and where it opens; every
+    shown number that differs from its cube, as one line each."""
     found = []
     handles = {h["name"]: h for h in about["handles"]}
     default = {name: h["default"] for name, h in handles.items()}
@@ -157,7 +157,7 @@ def mismatches(tab, about: dict) -> list[str]:
     ]
     for name, h in handles.items():
         n = len(h["values"])
-        for index in sorted({0, n // 2, n - 1}):
+        for index in sorted({0, n // 2, n - 1, h["default"]}):  # both ends, inside, the opening
             at = dict(default, **{name: index})
             for other, i in at.items():
                 if other != name:

@@ -402,6 +402,12 @@ class Page:
         doc.js_on_event("document_ready", update)
         script, div = components(layout)
         html_text = _document(view, self, script, div, page_file, js)
+        for find, _ in self.mutations:  # the test edits the page's text: the formula must be there
+            if html_text.count(find) < 1:
+                raise ValueError(
+                    f"{view.id}: the mutation's {find!r} is not in the page's text "
+                    "(Bokeh escapes <, > and & in the page's code)"
+                )
         about = {
             "id": view.id,
             "line": view.line,
