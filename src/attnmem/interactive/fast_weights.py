@@ -436,7 +436,7 @@ const err = Array.from(M.decay.data.age,
 setColumn(M.decay, 'closed', err);
 put('oldest', err[err.length - 1]);
 const SAMPLED = {kit.json_literal(sampled)};
-if (!SAMPLED.includes(g)) setColumn(M.decay, 'mc', M.decay.data.age.map(() => NaN));
+if (!SAMPLED.includes(g)) setColumn(M.decay, 'mc', Array.from(M.decay.data.age, () => NaN));
 """
     )
     pg.mutation("(1 - Math.pow(g, a)) ** 2", "(1 - Math.pow(g, a))")

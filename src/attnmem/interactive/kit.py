@@ -263,7 +263,8 @@ class Page:
                 )
             else:
                 raise ValueError(f"{view.id}: handle {name} of kind {h.kind} has nothing to move")
-            if h.kind in ("drag", "click", "hover") and (h.plot is None or len(h.xs) != n):
+            on_plot = h.kind in ("drag", "hover") or (h.kind == "click" and h.renderer is not None)
+            if on_plot and (h.plot is None or len(h.xs) != n):
                 raise ValueError(f"{view.id}: handle {name} needs its plot and a place per value")
             out.append(h.widget)
         return out
@@ -293,7 +294,7 @@ class Page:
                 _legends_below(h.plot)
                 h.plot.toolbar.active_drag = tool
                 self.name(h.plot, h.plot.name or f"plot:{name}")
-            elif h.kind == "click":
+            elif h.kind == "click" and h.renderer is not None:
                 tool = TapTool(renderers=[h.renderer])
                 h.plot.add_tools(tool)
                 self.name(h.plot, h.plot.name or f"plot:{name}")
@@ -375,6 +376,14 @@ class Page:
         layout = bk_column(*([self.layout] if self.layout is not None else []), *widgets)
         doc = Document()
         doc.add_root(layout)
+        names = [m.name for m in doc.models if m.name]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(
+                f"{view.id}: models named alike ({', '.join(twice)}): the page's "
+                "code and the tests find them by name"
+            )
+        # and the sources no glyph draws (a column the tests check and the page fills)
         named = {m.name: m for m in doc.models if m.name} | self.models
         update = CustomJS(
             args={"WIDGETS": handles, "TABLES": tables, "V": values, "LABELS": labels, "M": named},
@@ -469,7 +478,7 @@ def _describe(h: Handle) -> dict:
     numeric = all(isinstance(v, (int, float)) for v in h.values)
     if numeric and h.kind in ("slider", "drag"):
         out["range"] = [min(h.values), max(h.values)]
-    if h.kind in ("drag", "click", "hover"):
+    if h.plot is not None and h.xs:
         out |= {"plot": h.plot.name, "xs": h.xs, "ys": h.ys}
     if h.kind == "hover":
         out["texts"] = h.texts

@@ -139,7 +139,7 @@ def softmax_capacity_d5(cubes, check_d, capacity_widths):
         f"""
 const c = +document.getElementById('r-capacity').dataset.value, beta = V.beta[st.beta];
 const sq = m => {CURVE};
-setColumn(M.curve, 'r', M.curve.data.m.map(m => Math.sqrt(sq(m))));
+setColumn(M.curve, 'r', Array.from(M.curve.data.m, m => Math.sqrt(sq(m))));
 const d = Object.assign({{}}, M.points.data);
 d.sq = Array.from(d.m, sq);
 const SAMPLED = {kit.json_literal(sampled)};

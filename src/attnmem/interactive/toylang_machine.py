@@ -46,6 +46,10 @@ def registers(cubes, prompt_L, default_beta):
             "out": [""] * n,
             "pa": np.zeros(n),
             "oa": np.zeros(n),
+            # the columns' names, as the categorical x of each cell
+            "TOK": ["TOK"] * n,
+            "PREV": ["PREV"] * n,
+            "OUT": ["OUT"] * n,
         },
         name="registers",
     )
@@ -118,9 +122,9 @@ def registers(cubes, prompt_L, default_beta):
 const step = st.step, d = Object.assign({{}}, M.registers.data);
 const PREV = {kit.json_literal(prev)}, OUT = {kit.json_literal(out)};
 const ASKED = {kit.json_literal(asked)};
-d.prev = d.pos.map((t, k) => (step >= 1 ? PREV[k] + ' ' + d.prev_w[k].toFixed(2) : ''));
+d.prev = Array.from(d.pos, (t, k) => (step >= 1 ? PREV[k] + ' ' + d.prev_w[k].toFixed(2) : ''));
 d.pa = Array.from(d.prev_w, w => (step >= 1 ? 0.08 + 0.5 * w : 0));
-d.out = d.pos.map((t, k) =>
+d.out = Array.from(d.pos, (t, k) =>
   (step >= 2 && ASKED.includes(k) ? OUT[k] + ' ' + d.out_w[k].toFixed(2) : ''));
 d.oa = Array.from(d.out_w, (w, k) => (step >= 2 && ASKED.includes(k) ? 0.08 + 0.5 * w : 0));
 M.registers.data = d;
