@@ -293,3 +293,38 @@ def keep_every_pair(cubes):
         " M.sizes.data = Object.assign({}, M.sizes.data, {right: [a, b]});"
     )
     return pg.finish_layout(column(top, bars))
+
+
+@page("memory-math/ch3-recall-bars", handles={"M": "slider"}, line=14)
+def recall_bars(cubes):
+    ds = cubes["random_key_memory"].isel(seed=0)
+    shown = ds["shown_m"].values
+    top = int(shown.max())
+    src = ColumnDataSource(
+        {
+            "i": np.arange(1, top + 1),
+            "w": np.zeros(top),
+            "colour": [palette.QUERY] + [palette.OBSERVED] * (top - 1),
+        },
+        name="bars",
+    )
+    p = kit.plot(
+        width=820,
+        height=320,
+        name="recall",
+        x_range=(0.3, top + 0.7),
+        x_axis_label="stored pair i",
+        y_axis_label="weight k_i · k_1 in the recall",
+    )
+    p.vbar("i", top="w", width=0.8, source=src, color="colour")
+    pg = kit.Page()
+    m = pg.handle("M", shown, shown[0], label="stored memories M")
+    at = {"seed": 0, "shown_m": m.ref(), "pair": np.arange(top)}
+    pg.column(src, "w", "random_key_memory", "recall_weights", at, "pair")
+    pg.js(
+        """
+M.recall.x_range.end = V.M[st.M] + 0.7;
+"""
+    )
+    pg.note = "One random draw per number of memories, as the cube keeps them (M = 4, 16, 32, 64)."
+    return pg.finish_layout(p)

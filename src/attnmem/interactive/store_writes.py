@@ -216,3 +216,91 @@ M.keys.data = d;  // the figure's scale: a radius of 0.35 per unit of change
     )
     pg.note = "Drag the ring along the naive total: the keys flatten, the discs shrink."
     return pg.finish_layout(row(plane, totals))
+
+
+SCORES = {
+    "linear": ("linear", palette.GREY, 0),
+    "relu": ("ReLU", palette.OBSERVED, 1),
+    "relu2": ("ReLU²", palette.STORED, 2),
+    "relu3": ("ReLU³", palette.RESULT, 3),
+}
+
+
+@page("memory-math/ch5-score-leak", handles={"M": "slider"}, line=25)
+def score_leak(cubes, leak_d):
+    sim = cubes["score_interference"].sel(d=leak_d).isel(seed=0)
+    memory = sim["memory"].values
+    top = int(sim["M"].values.max())
+    grid = [int(m) for m in sim["M"].values]
+    dots = ColumnDataSource({"i": memory + 1, "s": np.zeros(len(memory))}, name="dots")
+    panels, sources = [], {}
+    for score, (label, colour, _) in SCORES.items():
+        src = ColumnDataSource({"i": memory + 1, "w": np.zeros(len(memory))}, name=f"w_{score}")
+        p = kit.plot(
+            width=440,
+            height=200,
+            title=label,
+            y_range=(-0.8, 1.1),
+            x_range=(-1, 40),
+            name=f"panel_{score}",
+        )
+        p.vbar(x=[0], top=[1.0], width=0.8, color=palette.QUERY)
+        p.segment("i", 0, "i", "w", source=src, color=colour, line_width=1.5)
+        panels.append(p)
+        sources[score] = src
+    isr = ColumnDataSource({"score": list(SCORES), "isr": np.zeros(len(SCORES))}, name="isr")
+    pg = kit.Page()
+    h = pg.handle("M", range(2, top + 1), 32, label="stored memories M")
+    pg.column(
+        dots,
+        "s",
+        "score_interference",
+        "draw_dots",
+        {"d": leak_d, "seed": 0, "memory": memory},
+        "memory",
+    )
+    pg.column(
+        isr,
+        "isr",
+        "score_interference",
+        "draw_isr",
+        {"d": leak_d, "seed": 0, "M": h.ref(), "score": list(SCORES)},
+        "score",
+        computed=True,
+        when={"M": grid},
+    )
+    for score, (label, _, _) in SCORES.items():
+        pg.text(
+            score,
+            f"{label}: interference / signal",
+            "score_interference",
+            "draw_isr",
+            {"d": leak_d, "seed": 0, "M": h.ref(), "score": score},
+            fmt=".4f",
+            computed=True,
+            when={"M": grid},
+        )
+    powers = {s: p for s, (_, _, p) in SCORES.items()}
+    pg.js(
+        f"""
+const m = V.M[st.M], s = M.dots.data.s, P = {kit.json_literal(powers)};
+const ratios = [];
+for (const [name, p] of Object.entries(P)) {{
+  // each of the m - 1 other memories weighs its score of its overlap with the query
+  const w = Array.from(s, (x, k) => (k < m - 1 ? (p === 0 ? x : Math.max(x, 0) ** p) : NaN));
+  setColumn(M['w_' + name], 'w', w);
+  let sq = 0;
+  for (let k = 0; k < m - 1; k++) sq += w[k] * w[k];
+  ratios.push(Math.sqrt(sq));
+  put(name, Math.sqrt(sq));
+}}
+setColumn(M.isr, 'isr', ratios);
+for (const name of Object.keys(P)) M['panel_' + name].x_range.end = m + 0.5;
+"""
+    )
+    pg.mutation("sq += w[k] * w[k]", "sq += Math.abs(w[k])")
+    pg.note = (
+        f"One draw of random unit keys in d = {leak_d}; the target (copper) weighs one. The "
+        "page computes each score's weights and the ratio from the draw's 1,023 overlaps."
+    )
+    return pg.finish_layout(column(row(*panels[:2]), row(*panels[2:])))
