@@ -446,9 +446,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         for name, exp in registry().items():
             print(f"experiment {name}: grid {', '.join(exp.grid)}")
-        for kind in views.KINDS:
-            for module, found in views.groups(kind).items():
-                print(f"{kind}s of {module}: {', '.join(v.id for v in found)}")
+        for view in views.listing():  # the generated list of views: figures, then pages
+            handles = ", ".join(f"{k} {n}" for n, k in view.get("handles", []))
+            print(
+                f"{view['kind']} {view['id']}: {view['file']}"
+                + (f" ({handles})" if handles else "")
+            )
         return 0
     if args.command == "lint":
         return lint_registry(args.registry)
