@@ -318,10 +318,6 @@ class Page:
                 h.plot.add_tools(tool)
                 self.name(h.plot, h.plot.name or f"plot:{name}")
 
-    def _tables(self) -> list[dict]:
-        """Each embedded number's table over the positions of the handles it depends on."""
-        return [s for s in self.shown if not s.computed]
-
     def build(self, view: views.View, cubes: Mapping, page_file: str, js: Sequence[str]) -> dict:
         """The page's HTML (returned in ``html``) and its description (the rest)."""
         widgets = self._widgets(view)
