@@ -82,6 +82,10 @@ def main() -> int:
     # config_snapshot is left out too: a rewritten snapshot would rerun the training as well
     kept = training | {"all", "config_snapshot"}
     others = [r for r in all_rules(workdir) if r not in kept]
+    # a forced figure or page job draws only the views whose inputs changed (views.jobs); a
+    # rebuild from scratch has no record of them, so that each job draws every view
+    for digests in (workdir / "results").glob("*/*.digests.json"):
+        digests.unlink()
     aside = snakemake(workdir, args.cores, "--forcerun", *others)
     noop = [snakemake(workdir, args.cores) for _ in range(args.repeats)]
     trained = sum(s for name, s, _ in costs if name in training)
