@@ -88,6 +88,10 @@ def main() -> int:
     others = [r for r in all_rules(workdir) if r not in kept]
     for name in others:  # a rebuild, not an assembly of the points computed above
         shutil.rmtree(points / name, ignore_errors=True)
+    # a forced figure or page job draws only the views whose inputs changed (views.jobs); a
+    # rebuild from scratch has no record of them, so that each job draws every view
+    for digests in (workdir / "results").glob("*/*.digests.json"):
+        digests.unlink()
     aside = snakemake(workdir, args.cores, "--forcerun", *others)
     noop = [snakemake(workdir, args.cores) for _ in range(args.repeats)]
     trained = sum(s for name, s, _ in costs if name in training)

@@ -169,7 +169,8 @@ def claims_rows(pipeline) -> dict[str, dict]:
 def browser_probe(page: Path, tmp_path: Path) -> dict:
     """Open ``page`` in Debian's headless Chromium at 1400 px, let its scripts run, and return
     the JSON its probe script wrote into ``<pre id="probe">`` (Chromium dumps the DOM). Skips
-    with a message when there is no Chromium, and fails in CI, where ``.ci/run`` installs it."""
+    with a message when there is no Chromium, and fails in CI or with ATTNMEM_REQUIRE_BROWSER,
+    where ``.ci/run`` installs it."""
     import html
     import json
     import re
@@ -179,7 +180,7 @@ def browser_probe(page: Path, tmp_path: Path) -> dict:
         filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None
     )
     if exe is None:
-        if os.environ.get("CI"):
+        if os.environ.get("CI") or os.environ.get("ATTNMEM_REQUIRE_BROWSER"):
             pytest.fail("CI must install Debian's chromium (see .ci/run)")
         pytest.skip("no Chromium: `apt-get install chromium` enables the browser test")
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"]

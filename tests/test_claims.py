@@ -38,10 +38,10 @@ def test_rendered_tables_and_gallery_exist(pipeline):
     for word in (*claims.VERDICTS, *claims.EVIDENCE):
         assert f"- **{word}**: " in md, f"the table does not say what {word} means"
     html = (pipeline / "figures" / "index.html").read_text(encoding="utf-8")
-    from attnmem.figures import catalog
+    from attnmem import views
 
     vector = load_yaml(pipeline / "config" / "config.yaml").get("svg", False)
-    for fig in catalog.FIGURES:
+    for fig in views.figures():
         assert f"id='{fig.id}'" in html
         assert (pipeline / "figures" / f"{fig.id}.png").stat().st_size > 1000
         # the image opens its SVG when the config asks for SVGs, else the PNG at full size

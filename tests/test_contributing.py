@@ -79,14 +79,17 @@ def test_the_worked_example_builds_its_cube_figure_and_claims(tmp_path):
     _run(project, python, "-m", "attnmem", "schema")
     _run(project, python, "-m", "attnmem", "check")
     # The example's claims and figure module alone, so that the build is the new cube, figure
-    # group and table (figure modules share jobs, catalog.figure_jobs: with the others kept,
+    # group and table (figure modules share jobs, views.jobs: with the others kept,
     # its job would draw theirs too).
     claims = project / "config/claims"
     for path in claims.rglob("*.yaml"):
         if path != claims / "soft-dictionary/example.yaml":
             path.unlink()
     for path in (project / "src/attnmem/figures").glob("*.py"):
-        if path.stem not in ("__init__", "catalog", "style", "softmax_pair"):
+        if path.stem not in ("__init__", "style", "softmax_pair"):
+            path.unlink()
+    for path in (project / "src/attnmem/interactive").glob("*.py"):  # their twins are gone
+        if path.stem not in ("__init__", "kit"):
             path.unlink()
     config_file = project / "config/config.yaml"
     config = yaml.safe_load(config_file.read_text(encoding="utf-8"))

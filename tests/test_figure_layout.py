@@ -2,8 +2,8 @@
 told apart by a red-green hue alone, and a palette that stays apart for red-green readers.
 
 The layout checks are ``style.text_overlaps``, ``style.font_sizes`` and ``style.hue_only_pairs``,
-together ``style.problems``. Here they run on small figures built to collide; every figure of the
-catalog is checked by the figure job that draws it, on the figure it saves, and the test reads
+together ``style.problems``. Here they run on small figures built to collide; every declared
+figure is checked by the figure job that draws it, on the figure it saves, and the test reads
 what each job found (results/figure_checks/<module>.json) rather than drawing all of them again.
 """
 
@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 from matplotlib.colors import to_rgb
 
-from attnmem.figures import catalog, style
+from attnmem import views
+from attnmem.figures import style
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -297,7 +298,7 @@ def test_every_figure_is_readable(pipeline):
     """No figure of the catalog has a text collision, a size off the type scale or two series
     told apart by red against green only, as its figure job found when it saved it."""
     found = []
-    for module, figures in catalog.groups().items():
+    for module, figures in views.groups().items():
         path = pipeline / "results" / "figure_checks" / f"{module}.json"
         checks = json.loads(path.read_text(encoding="utf-8"))
         assert sorted(checks) == sorted(f.id for f in figures), f"{path} misses figures"

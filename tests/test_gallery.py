@@ -1,4 +1,4 @@
-"""The gallery in a real browser: headless Chromium opens a gallery of every catalog figure (with
+"""The gallery in a real browser: headless Chromium opens a gallery of every declared figure (with
 stand-in images, so no pipeline is needed) and a probe script types into the search box, letter
 by letter, and records which figures stay visible; it also reads the colour legend and the links
 under each figure. Chromium comes from Debian's packages, as for the claims page."""
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from conftest import browser_probe
 
+from attnmem import palette, views
 from attnmem.cli import build_gallery
-from attnmem.figures import catalog, style
 
 PROBE = """
 <script>
@@ -54,10 +54,10 @@ def test_gallery_search_legend_titles_and_links(tmp_path):
     figures_dir, results = tmp_path / "figures", tmp_path / "results"
     figures_dir.mkdir()
     results.mkdir()
-    figures = catalog.scan()
+    figures = views.figures()
     captions = {}
-    for module in catalog.groups():
-        captions.update({i: catalog.caption(fn) for i, fn in catalog.imported(module).items()})
+    for module in views.groups():
+        captions.update({i: views.caption(fn) for i, fn in views.imported(module).items()})
     pngs, rsts = [], []
     for fig in figures:
         png = figures_dir / f"{fig.id}.png"
@@ -83,13 +83,13 @@ def test_gallery_search_legend_titles_and_links(tmp_path):
     assert out["none"] == [] and out["sectionsShown"] == 0
     assert out["cleared"] == everything
 
-    assert [swatch for swatch, _ in out["legend"]] == [_rgb(c) for c, _, _ in style.LEGEND]
-    legend = zip(style.LEGEND, out["legend"], strict=True)
+    assert [swatch for swatch, _ in out["legend"]] == [_rgb(c) for c, _, _ in palette.LEGEND]
+    legend = zip(palette.LEGEND, out["legend"], strict=True)
     assert all(meaning in text for (_, _, meaning), (_, text) in legend)
 
-    by_id = catalog.by_id()
+    by_id = views.by_id()
     for fig_id, title, hrefs in out["links"]:
         fig = by_id[fig_id]
-        assert title == catalog.heading(fig.title, captions[fig_id]) and len(title) <= 70
+        assert title == views.heading(fig.title, captions[fig_id]) and len(title) <= 70
         assert hrefs[: len(fig.cubes)] == [f"../results/{c}.nc" for c in fig.cubes], fig_id
         assert hrefs[-1].endswith(f"src/attnmem/figures/{fig.module}.py"), fig_id

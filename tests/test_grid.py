@@ -75,10 +75,10 @@ CORES_SAMPLE = sorted(
 def _settings_within(config) -> None:
     """Add to the small grids every value a figure setting selects from them (the settings
     are checked in every run, before any job)."""
-    from attnmem.figures import catalog
+    from attnmem import views
     from attnmem.grid import expand_grid
 
-    for module, named in catalog.module_settings(catalog.scan()).items():
+    for module, named in views.module_settings(views.scan()).items():
         for name, pairs in named.items():
             chosen = config["figures"][module][name]
             wanted = chosen if isinstance(chosen, list) else [chosen]

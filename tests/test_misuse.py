@@ -122,10 +122,10 @@ def delete(*paths: str) -> Callable[[Path], None]:
 
 
 def first_figure() -> tuple[str, str]:
-    """The id and module of the first figure of the catalog."""
-    from attnmem.figures import catalog
+    """The id and module of the first figure of the scan."""
+    from attnmem import views
 
-    fig = catalog.scan()[0]
+    fig = views.figures()[0]
     return fig.id, fig.module
 
 
@@ -586,11 +586,12 @@ def test_every_promised_file_is_made_again_when_deleted(built_template, tmp_path
     """Item 1 of the issue: a deleted figure, caption, figure check, claims page, claims table
     or errata page is rebuilt by a plain `snakemake --cores 2` (each is a target of rule all;
     Snakemake re-creates a missing file only for a target or for a consumer that must run)."""
-    from attnmem.figures import catalog
+    from attnmem import views
 
     project = copy_built(built_template, tmp_path / "project")
-    module = min(catalog.groups(), key=lambda m: len(catalog.groups()[m]))  # the cheapest
-    figs = catalog.groups()[module]
+    groups = views.groups("figure")
+    module = min(groups, key=lambda m: len(groups[m]))  # the cheapest
+    figs = groups[module]
     gone = [
         f"figures/{figs[0].id}.png",
         f"figures/{figs[-1].id}.rst",

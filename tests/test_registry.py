@@ -8,10 +8,9 @@ import jsonschema
 import pytest
 from conftest import REGISTRY, ROOT
 
-from attnmem import claims, registry_lint, twins
+from attnmem import claims, registry_lint, twins, views
 from attnmem.config import load_yaml
 from attnmem.experiments import registry
-from attnmem.figures import catalog
 
 SCHEMA = load_yaml(ROOT / "workflow" / "schemas" / "claims.schema.yaml")
 FILES = claims.registry_files(REGISTRY)
@@ -240,17 +239,17 @@ def test_a_file_with_defaults_loads_like_the_same_checks_written_out(tmp_path):
 
 
 def test_every_named_figure_exists_and_reads_known_cubes(entries):
-    ids = set(catalog.by_id())
+    ids = set(views.by_id())
     named = {f for e in entries for f in claims.figures_of(e)}
     assert named <= ids, f"claims name unknown figures: {sorted(named - ids)}"
-    for fig in catalog.FIGURES:  # captions are the functions' docstrings: tests/test_figures.py
+    for fig in views.figures():  # captions are the functions' docstrings: tests/test_figures.py
         for cube in fig.cubes:
             assert cube in EXPERIMENTS, f"{fig.id} reads unknown cube {cube}"
 
 
 def test_every_figure_supports_a_claim(entries):
     named = {f for e in entries for f in claims.figures_of(e)}
-    orphans = [f.id for f in catalog.FIGURES if f.id not in named]
+    orphans = [f.id for f in views.figures() if f.id not in named]
     assert not orphans, f"figures no claim names: {orphans}"
 
 

@@ -254,9 +254,9 @@ def test_an_id_naming_another_note_than_its_folder_is_named(tmp_path):
 def test_a_figure_no_module_declares_is_named(tmp_path):
     found = problems(tmp_path, good(figure="soft-dictionary/no-such-figure"))
     assert named(found, "soft-dictionary/test/good", "figure 'soft-dictionary/no-such-figure'")
-    from attnmem.figures import catalog
+    from attnmem import views
 
-    real = catalog.scan()[0].id
+    real = views.figures()[0].id
     assert problems(tmp_path, good(figure=real)) == []
 
 

@@ -9,7 +9,9 @@ and params as Python objects, so no shell string is built from config.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -31,15 +33,14 @@ def draw_figures(
     module's block of config ``figures``; each function gets the cubes and the settings it
     declares. Returns each figure's readability problems (attnmem.figures.style.problems;
     empty lists when every figure reads well)."""
+    from . import views
     from .cube import read_cube
     from .figure_settings import coordinate_problems
-    from .figures import catalog, style
+    from .figures import style
 
     style.apply()
-    figures = catalog.groups()[module]
-    functions = catalog.imported(module)
-    if {f.id: f for f in figures} != {i: fn.figure for i, fn in functions.items()}:
-        raise RuntimeError(f"the text scan of figures/{module}.py disagrees with its decorators")
+    figures = [f for f in views.groups()[module] if f.id in pngs]
+    functions = imported_as_scanned(module, "figure")
     cubes = {name: read_cube(path) for name, path in cube_paths.items()}
     problems = coordinate_problems(figures, settings, cubes)
     if problems:
@@ -50,9 +51,35 @@ def draw_figures(
         path = Path(pngs[fig.id])
         chosen = {name: settings[name] for name in fig.settings}
         checks[fig.id] = style.save(draw({c: cubes[c] for c in fig.cubes}, **chosen), path, svg)
-        path.with_suffix(".rst").write_text(catalog.caption(draw) + "\n", encoding="utf-8")
+        _replace_text(path.with_suffix(".rst"), views.caption(draw) + "\n")
         log.info("drew %s", path)
     return checks
+
+
+def _replace_text(path: Path, text: str) -> None:
+    """Write a file beside its name and rename it onto it (a new file, never half of one)."""
+    tmp = path.with_name("." + path.name)
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def imported_as_scanned(module: str, kind: str) -> dict:
+    """The functions of a view module by id, refused when the text scan (which the Snakefile
+    planned the jobs from) disagrees with the imported decorators."""
+    from . import views
+
+    functions = views.imported(module, kind)
+    scanned = {v.id: v for v in views.scan() if v.kind == kind and v.module == module}
+    twins = views.by_id("figure")
+    found = {
+        i: views._with_twin(fn.view, twins[i]) if kind == "page" and i in twins else fn.view
+        for i, fn in functions.items()
+    }
+    if scanned != found:
+        raise RuntimeError(
+            f"the text scan of {views.KINDS[kind]}/{module}.py disagrees with its decorators"
+        )
+    return functions
 
 
 def judge_claims(
@@ -119,11 +146,10 @@ def check_all(config_path, registry) -> int:
     the schema and stay within the cost limits; every figure setting is a value the config's
     grids hold; every registry entry reads a cube, variable and grid value the config will
     produce; and the registry's own rules (``lint``). Prints each problem; 1 if any."""
-    from . import schema
+    from . import schema, views
     from .config import ConfigError, check_config, duplicate_keys, load_yaml
     from .costs import load_costs, over_limits
     from .figure_settings import problems as figure_problems
-    from .figures import catalog
     from .points import to_compute
     from .registry_lint import pipeline_problems
 
@@ -142,7 +168,7 @@ def check_all(config_path, registry) -> int:
             return to_compute(name, block, manifest[name]["grid"], config["seed"])
 
         found += over_limits(config, manifest, costs, new_points)
-        found += figure_problems(config, catalog.scan())
+        found += figure_problems(config, views.scan())
         found += pipeline_problems(registry, config, manifest)
     for line in found:
         print(line)
@@ -174,18 +200,24 @@ def build_gallery(
     claims_csv,
     out_path,
     svg: bool = False,
+    pages: Mapping[str, Mapping] | None = None,
+    pages_json=None,
 ) -> None:
     """figures/index.html from the figures ``ids`` (in the order of their PNG and caption
     files): each figure, its caption as the figure job wrote it, and its claims; each image
-    links to its SVG when ``svg`` (the figure jobs wrote one), else to the PNG itself."""
-    from .gallery import caption_text, render
+    links to its SVG when ``svg`` (the figure jobs wrote one), else to the PNG itself. With
+    ``pages`` (figure id -> its page's description), each figure that has one links to it, and
+    ``pages_json`` lists them (figures/interactive.json)."""
+    from .gallery import caption_text, page_list, render
 
     figures = [
         {"id": fig_id, "png": png, "caption": caption_text(Path(cap).read_text(encoding="utf-8"))}
         for fig_id, png, cap in zip(ids, pngs, captions, strict=True)
     ]
-    render(figures, claims_csv, out_path, svg)
-    log.info("wrote %s with %d figures", out_path, len(figures))
+    render(figures, claims_csv, out_path, svg, pages)
+    if pages_json:
+        page_list(pages or {}, pages_json)
+    log.info("wrote %s with %d figures, %d pages", out_path, len(figures), len(pages or {}))
 
 
 # ----------------------------------------------------------------------------- Snakemake jobs
@@ -202,33 +234,131 @@ def write_snapshot(path: str | Path, key: str, payload: Mapping, log_file=None) 
         Path(log_file).write_text(f"wrote {path}{gone}\n", encoding="utf-8")
 
 
+def changed_views(kind: str, smk) -> tuple[dict, dict]:
+    """Which views of a job to draw, by module, and each view's input digest.
+
+    A job holds several modules, and Snakemake reruns it when any of its inputs changed. Each
+    view's inputs (the content of the cubes it reads, the values of its settings, its module's
+    code and the shared code the rule names) are hashed into one digest (``views.input_digest``),
+    kept beside its module's output in the ``digests`` file; a view is drawn again when its
+    digest changed or one of its files is missing. When nothing changed for any view of the job,
+    Snakemake ran it for a reason the digests do not see (``--forcerun``, a touched input, its
+    script edited): then every view is drawn."""
+    from . import views
+    from .figure_settings import settings_of
+
+    cube_digests = {Path(p).stem: views.file_digest(p) for p in smk.input.cubes}
+    shared = hashlib.sha256(b"".join(Path(p).read_bytes() for p in smk.input.code)).hexdigest()
+    wanted, stale = {}, {}
+    for source, digests_file in zip(smk.input.modules, smk.output.digests, strict=True):
+        module = views.module_of(source, kind)
+        if Path(digests_file).name.split(".")[0] != module:
+            raise RuntimeError(f"output {digests_file} is not the digest file of {module}")
+        code = hashlib.sha256(Path(source).read_bytes() + shared.encode()).hexdigest()
+        settings = settings_of(smk.config, module)
+        old = _read_json(digests_file)
+        wanted[module] = {
+            v.id: views.input_digest(v, cube_digests, settings, code)
+            for v in views.groups(kind)[module]
+        }
+        stale[module] = [
+            i
+            for i, digest in wanted[module].items()
+            if old.get(i) != digest or not all(Path(f).exists() for f in _files_of(kind, i, smk))
+        ]
+    if not any(stale.values()):
+        log.info("no view's inputs changed: Snakemake forced the job; drawing every view")
+        stale = {m: list(ids) for m, ids in wanted.items()}
+    return stale, wanted
+
+
+def _files_of(kind: str, view_id: str, smk) -> list[str]:
+    """The files the job writes for one view (those of its outputs that name the id)."""
+    ends = {"figure": (".png", ".svg", ".rst"), "page": (".html",)}[kind]
+    return [str(f) for f in smk.output if any(str(f) == f"figures/{view_id}{e}" for e in ends)]
+
+
+def _read_json(path) -> dict:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _outputs_by_id(kind: str, modules: list[str], listed) -> dict[str, dict[str, str]]:
+    """module -> view id -> its file among ``listed`` (the rule lists them in scan order)."""
+    from . import views
+
+    suffix = views.SUFFIX[kind]
+    files = iter(listed)
+    out: dict[str, dict[str, str]] = {}
+    for module in modules:
+        for view in views.groups(kind)[module]:
+            path = next(files)
+            if str(path) != f"figures/{view.id}{suffix}":
+                raise RuntimeError(f"output {path} is not the file of {kind} {view.id}")
+            out.setdefault(module, {})[view.id] = path
+    return out
+
+
 def figures_job(smk) -> None:
     """The figures of some figure modules (their source files are the rule's ``modules``
     input, their PNGs the ``png`` output in the same order), with each module's settings from
-    the config Snakemake passes."""
+    the config Snakemake passes; only the figures whose inputs changed are drawn
+    (`changed_views`)."""
     setup_logging(smk.log[0] if smk.log else None)
+    from . import views
     from .figure_settings import settings_of
-    from .figures import catalog
 
+    stale, wanted = changed_views("figure", smk)
+    modules = list(stale)
+    pngs = _outputs_by_id("figure", modules, smk.output.png)
     cube_paths = {Path(p).stem: p for p in smk.input.cubes}
-    pngs = iter(smk.output.png)
-    checks_files = list(smk.output.checks)
-    for source, checks_file in zip(smk.input.modules, checks_files, strict=True):
-        module = catalog.module_of(source)
+    for module, checks_file, digests_file in zip(
+        modules, smk.output.checks, smk.output.digests, strict=True
+    ):
         if Path(checks_file).stem != module:
             raise RuntimeError(f"output {checks_file} does not hold the checks of {module}")
-        module_pngs = {}
-        for fig in catalog.groups()[module]:
-            png = next(pngs)
-            if not str(png).endswith(f"{fig.id}.png"):  # the rule lists them in catalog order
-                raise RuntimeError(f"output {png} is not the PNG of figure {fig.id}")
-            module_pngs[fig.id] = png
-        cubes = {c: cube_paths[c] for c in catalog.cubes_of(catalog.groups()[module])}
-        settings = settings_of(smk.config, module)
-        with logged_failure():
-            checks = draw_figures(module, cubes, settings, module_pngs, bool(smk.output.svg))
         # what tests/test_figure_layout.py reads, so that it need not draw every figure again
+        checks = {i: c for i, c in _read_json(checks_file).items() if i in wanted[module]}
+        if stale[module]:
+            drawn = [v for v in views.groups()[module] if v.id in stale[module]]
+            cubes = {c: cube_paths[c] for c in views.cubes_of(drawn)}
+            settings = settings_of(smk.config, module)
+            chosen = {i: pngs[module][i] for i in stale[module]}
+            with logged_failure():
+                checks |= draw_figures(module, cubes, settings, chosen, bool(smk.output.svg))
+        checks = {i: checks[i] for i in wanted[module]}
         Path(checks_file).write_text(json.dumps(checks, indent=1) + "\n", encoding="utf-8")
+        Path(digests_file).write_text(json.dumps(wanted[module], indent=1) + "\n")
+        log.info("%s: drew %d of %d figures", module, len(stale[module]), len(wanted[module]))
+
+
+def pages_job(smk) -> None:
+    """The interactive pages of some interactive modules, like `figures_job`: only those whose
+    inputs changed are built; each module's pages are described (handles, their ranges, the
+    numbers each page shows) in its ``about`` output, read by the gallery and the tests."""
+    setup_logging(smk.log[0] if smk.log else None)
+    from .figure_settings import settings_of
+    from .interactive import kit
+
+    stale, wanted = changed_views("page", smk)
+    modules = list(stale)
+    htmls = _outputs_by_id("page", modules, smk.output.html)
+    cube_paths = {Path(p).stem: p for p in smk.input.cubes}
+    for module, about_file, digests_file in zip(
+        modules, smk.output.about, smk.output.digests, strict=True
+    ):
+        about = {i: a for i, a in _read_json(about_file).items() if i in wanted[module]}
+        if stale[module]:
+            chosen = {i: htmls[module][i] for i in stale[module]}
+            settings = settings_of(smk.config, module)
+            with logged_failure():
+                about |= kit.build_pages(module, cube_paths, settings, chosen, smk.input.js)
+        about = {i: about[i] for i in wanted[module]}
+        Path(about_file).write_text(json.dumps(about, indent=1) + "\n", encoding="utf-8")
+        Path(digests_file).write_text(json.dumps(wanted[module], indent=1) + "\n")
+        log.info("%s: built %d of %d pages", module, len(stale[module]), len(wanted[module]))
 
 
 def claims_job(smk) -> None:
@@ -239,13 +369,24 @@ def claims_job(smk) -> None:
 
 
 def gallery_job(smk) -> None:
-    """The gallery; its PNG and caption inputs list every figure in catalog order."""
+    """The gallery and the list of pages; its PNG and caption inputs list every figure in scan
+    order, its ``about`` input describes the pages (one file per interactive module)."""
     setup_logging(smk.log[0] if smk.log else None)
-    from .figures import catalog
+    from . import views
 
-    ids = [f.id for f in catalog.scan()]
+    ids = [f.id for f in views.figures()]
+    about = {}
+    for path in smk.input.about:
+        about.update(_read_json(path))
     build_gallery(
-        ids, smk.input.pngs, smk.input.captions, smk.input.claims, smk.output[0], smk.params.svg
+        ids,
+        smk.input.pngs,
+        smk.input.captions,
+        smk.input.claims,
+        smk.output.index,
+        smk.params.svg,
+        pages=about,
+        pages_json=smk.output.pages,
     )
 
 
@@ -324,13 +465,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return check_all(args.config, args.registry)
 
     if args.command == "list":
+        from . import views
         from .experiments import registry
-        from .figures import catalog
 
         for name, exp in registry().items():
             print(f"experiment {name}: grid {', '.join(exp.grid)}")
-        for module, figs in catalog.groups().items():
-            print(f"figures of {module}: {', '.join(f.id for f in figs)}")
+        for view in views.listing():  # the generated list of views: figures, then pages
+            handles = ", ".join(f"{k} {n}" for n, k in view.get("handles", []))
+            print(
+                f"{view['kind']} {view['id']}: {view['file']}"
+                + (f" ({handles})" if handles else "")
+            )
         return 0
     if args.command == "lint":
         return lint_registry(args.registry)
@@ -360,11 +505,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         out = args.out or f"results/manual/{args.name}.nc"
         run_experiment(args.name, config["experiments"][args.name], config["seed"], out)
     elif args.command == "figure":
+        from . import views
         from .figure_settings import check, settings_of
-        from .figures import catalog
 
-        check(config, catalog.scan())
-        figures = catalog.groups()[args.module]
+        check(config, views.scan())
+        figures = views.groups()[args.module]
         names = sorted({c for f in figures for c in f.cubes})
         draw_figures(
             args.module,

@@ -2,8 +2,9 @@
 
 A figure setting (config ``figures: <module>: <name>``) is a grid value, or a list of grid values,
 that a figure picks out of a cube: the sharpness a note prints, the gap a drag handle opens at.
-Each figure declares, beside its function, which cube and dimension each of its settings selects
-(`attnmem.figures.catalog`). A value the grid does not hold would make the figure job fail with a
+Each figure (and each interactive page, which reads the config block of its topic like its
+static twin) declares, beside its function, which cube and dimension each of its settings selects
+(`attnmem.views`). A value the grid does not hold would make the figure job fail with a
 bare KeyError after the cubes are built; `problems` finds it from the config alone, naming the
 setting, so that the Snakefile can refuse to start.
 
@@ -36,9 +37,9 @@ def _shown(values: list) -> str:
 
 def problems(config: Mapping, figures: Iterable) -> list[str]:
     """Every problem of ``config["figures"]`` against the declarations of ``figures``
-    (`attnmem.figures.catalog.Figure`: each setting's (cube, dim) pairs) and the expanded grids
+    (`attnmem.views.View`: each setting's (cube, dim) pairs) and the expanded grids
     of ``config["experiments"]``, one line each, naming the setting; empty if they fit."""
-    from .figures.catalog import module_settings
+    from .views import module_settings
 
     declared = module_settings(figures)
     given = config.get("figures") or {}

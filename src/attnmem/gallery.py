@@ -1,36 +1,22 @@
 """figures/index.html: every figure with a title, its caption, the claims it supports, links to
-the cubes it reads and to the function that draws it; a search box and the colour legend.
+the cubes it reads, to the function that draws it and, where the figure has one, to its
+interactive page; a search box and the colour legend. And figures/interactive.json, the list of
+pages: each page's figure id, note and line, file and handles (name, kind, range or values).
 
-The page is one static file with a few lines of plain JavaScript (the search), so it opens from
-disk. Titles, cubes and functions come from the figure catalog, the legend from the style."""
+The gallery is one static file with a few lines of plain JavaScript (the search), so it opens
+from disk. Titles, cubes and functions come from the views (`attnmem.views`), the legend from
+the palette, the stylesheet and links from the shell (`attnmem.shell`)."""
 
 from __future__ import annotations
 
 import csv
 import html
+import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from .figures import catalog, style
-
-_CSS = """
-body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1100px;color:#222}
-header{position:sticky;top:0;background:#fff;padding:.4em 0;border-bottom:1px solid #ddd;z-index:1}
-#search{font-size:16px;padding:.35em .5em;width:28em;max-width:95%}
-#count{margin-left:.8em;color:#555}
-.legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.3em 1.4em;font-size:14px}
-.swatch{display:inline-block;width:2.2em;height:.9em;margin-right:.4em;vertical-align:middle;
-  border-radius:2px}
-figure{margin:2em 0;border-top:1px solid #ddd;padding-top:1em}
-figure h3{margin:.2em 0} .fid{font-family:monospace;font-size:13px;color:#666}
-img{max-width:100%;border:1px solid #eee}
-figcaption{margin-top:.5em;line-height:1.4}
-.links,.claims{font-size:13px;color:#444;margin:.3em 0} .links a,.claims a{margin-right:.6em}
-.v-discrepant{color:#b03a2e} .v-reproduced{color:#1e7b45} .v-conditional{color:#9a6a00}
-.v-not-checked{color:#777}
-nav a{margin-right:1em}
-"""
+from . import palette, shell, views
 
 # Show the figures whose id, title and caption hold every word typed, and the sections that
 # still have one; count what is shown.
@@ -65,13 +51,25 @@ def _legend() -> str:
     items = "".join(
         f"<li><span class='swatch' style='background:{colour}'></span>"
         f"<b>{html.escape(name)}</b>&nbsp;{html.escape(meaning)}</li>"
-        for colour, name, meaning in style.LEGEND
+        for colour, name, meaning in palette.LEGEND
     )
     return f"<ul class='legend' aria-label='colour code'>{items}</ul>"
 
 
-def _links(fig: catalog.Figure | None, results: Path, base: Path) -> str:
-    """Links to the cubes a figure reads and to the function that draws it."""
+def _source(view: views.View, base: Path) -> str:
+    """A link to the function that draws a view, with its line."""
+    esc = html.escape
+    source = view.directory / f"{view.module}.py"
+    return (
+        f"<a href='{esc(os.path.relpath(source, base))}' class='source'>"
+        f"{views.KINDS[view.kind]}/{esc(view.module)}.py</a> <code>{esc(view.function)}</code> "
+        f"(line {views.source_line(view)})"
+    )
+
+
+def _links(fig: views.View | None, results: Path, base: Path, page: views.View | None) -> str:
+    """Links to the cubes a figure reads, to the function that draws it and to the one that
+    builds its page."""
     if fig is None:
         return ""
     esc = html.escape
@@ -79,21 +77,26 @@ def _links(fig: catalog.Figure | None, results: Path, base: Path) -> str:
         f"<a href='{esc(os.path.relpath(results / f'{c}.nc', base))}'>{esc(c)}.nc</a>"
         for c in fig.cubes
     )
-    source = catalog.FIGURES_DIR / f"{fig.module}.py"
-    line = catalog.source_line(fig)
-    drawn = (
-        f"<a href='{esc(os.path.relpath(source, base))}' class='source'>"
-        f"figures/{esc(fig.module)}.py</a> <code>{esc(fig.function)}</code> (line {line})"
+    built = f" · Page built by: {_source(page, base)}" if page else ""
+    return (
+        f"<p class='links'>Cubes: {cubes or '<em>none, a diagram</em>'} · "
+        f"Drawn by: {_source(fig, base)}{built}</p>"
     )
-    return f"<p class='links'>Cubes: {cubes or '<em>none, a diagram</em>'} · Drawn by: {drawn}</p>"
 
 
 def render(
-    figures: list[dict], claims_csv: str | Path, out_path: str | Path, svg: bool = False
+    figures: list[dict],
+    claims_csv: str | Path,
+    out_path: str | Path,
+    svg: bool = False,
+    pages: Mapping[str, Mapping] | None = None,
 ) -> str:
-    """``figures``: dicts with id, png (path), caption (text). Links are relative to out_path;
-    the cubes are taken to sit beside the claims table (results/); an image opens its SVG
-    when ``svg`` (the figure jobs wrote them), else the PNG at full size."""
+    """``figures``: dicts with id, png (path), caption (text); ``pages``: figure id -> the
+    description of its interactive page (the page jobs' ``about``: file, handles, ...), linked
+    beside the PNG as "interactive". Links are relative to out_path; the cubes are taken to sit
+    beside the claims table (results/); an image opens its SVG when ``svg`` (the figure jobs
+    wrote them), else the PNG at full size."""
+    pages = pages or {}
     with open(claims_csv, encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     supported: dict[str, list[Mapping]] = {}
@@ -103,13 +106,15 @@ def render(
     base = Path(out_path).parent
     results = Path(claims_csv).parent
     claims_href = os.path.relpath(Path(claims_csv).with_suffix(".html"), base)
-    declared = catalog.by_id()
+    declared = views.by_id("figure")
+    builders = views.by_id("page")
     docs = sorted({f["id"].split("/")[0] for f in figures})
     esc = html.escape
+    count = f" ({len(pages)} of them also as interactive pages)" if pages else ""
     parts = [
-        "<!doctype html><meta charset='utf-8'><title>Figures</title>",
-        f"<style>{_CSS}</style><h1>Figures</h1>",
-        f"<p>{len(figures)} figures of the notes, re-drawn from the cubes in results/. "
+        shell.head("Figures", "gallery"),
+        "<h1>Figures</h1>",
+        f"<p>{len(figures)} figures of the notes, re-drawn from the cubes in results/{count}. "
         f"<a href='{esc(claims_href)}'>The claims table</a>.</p>",
         "<header><input type='search' id='search' placeholder='Search ids, titles and captions'"
         " aria-label='search the figures'><span id='count'></span></header>",
@@ -126,7 +131,7 @@ def render(
             parts.append(f"<h2>{esc(doc)}</h2>")
             current = doc
         spec = declared.get(fig["id"])
-        title = catalog.heading(spec.title if spec else "", fig["caption"])
+        title = views.heading(spec.title if spec else "", fig["caption"])
         src = os.path.relpath(fig["png"], base)
         full = os.path.relpath(Path(fig["png"]).with_suffix(".svg"), base) if svg else src
         links = (
@@ -137,13 +142,21 @@ def render(
             )
             or "<em>no claim names this figure</em>"
         )
+        interactive = ""
+        if fig["id"] in pages:
+            page_href = os.path.relpath(Path(fig["png"]).with_suffix(".html"), base)
+            handles = ", ".join(f"{h['kind']} {h['name']}" for h in pages[fig["id"]]["handles"])
+            interactive = (
+                f" <a class='interactive' href='{esc(page_href)}' title='{esc(handles)}'>"
+                "interactive</a>"
+            )
         parts.append(
             f"<figure id='{esc(fig['id'])}'><h3>{esc(title)}</h3>"
-            f"<div class='fid'>{esc(fig['id'])}</div>"
+            f"<div class='fid'>{esc(fig['id'])}{interactive}</div>"
             f"<a href='{esc(full)}'><img src='{esc(src)}' alt='{esc(title)}' loading='lazy'></a>"
             f"<figcaption>{esc(fig['caption'])}</figcaption>"
-            f"{_links(spec, results, base)}"
-            f"<p class='claims'>Claims: {links}</p></figure>"
+            f"{_links(spec, results, base, builders.get(fig['id']) if interactive else None)}"
+            f"<p class='claims-of'>Claims: {links}</p></figure>"
         )
     if current:
         parts.append("</section>")
@@ -151,3 +164,25 @@ def render(
     text = "\n".join(parts)
     Path(out_path).write_text(text, encoding="utf-8")
     return text
+
+
+def page_list(pages: Mapping[str, Mapping], out_path: str | Path) -> list[dict]:
+    """figures/interactive.json: one record per page, by figure id: id, doc, the note's line of
+    the caption, the file (relative to the list), the handles (name, kind, and the range or the
+    values the page offers) and the numbers it shows (each a cube, variable and selection)."""
+    out = []
+    for fig_id in sorted(pages):
+        about = pages[fig_id]
+        out.append(
+            {
+                "id": fig_id,
+                "doc": fig_id.split("/")[0],
+                "line": about["line"],
+                "file": f"{fig_id}.html",
+                "title": about.get("title", ""),
+                "handles": about["handles"],
+                "shows": about.get("shows", []),
+            }
+        )
+    Path(out_path).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+    return out

@@ -529,11 +529,11 @@ def pipeline_problems(registry_root, config: Mapping, manifest: Mapping) -> list
         entries = [e for p, data in documents.items() for e in claims.file_entries(shown[p], data)]
     except Exception as exc:  # a file that does not parse or expand: nothing else is reliable
         return [f"{type(exc).__name__}: {exc}"]
-    from .figures.catalog import scan
+    from .views import figures
 
     cubes = {c.get("cube") for e in entries for c in claims.all_checks(e)}
     grids = expanded_grids(config, manifest, cubes)
-    figure_ids = [f.id for f in scan()]
+    figure_ids = [f.id for f in figures()]
     problems = ids_unique(entries)
     for e in entries:
         try:
@@ -567,9 +567,9 @@ def registry_stamp_key(registry_root, config: Mapping, manifest: Mapping) -> str
     h.update(json.dumps(manifest, sort_keys=True, default=str).encode() + b"\0")
     for path in (SCHEMA, Path(__file__), Path(claims.__file__)):
         h.update(path.read_bytes())
-    from .figures.catalog import scan  # the figures an entry may name
+    from .views import figures  # the figures an entry may name
 
-    h.update("\0".join(f.id for f in scan()).encode())
+    h.update("\0".join(f.id for f in figures()).encode())
     return h.hexdigest()
 
 

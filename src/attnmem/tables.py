@@ -11,6 +11,7 @@ import io
 from collections import Counter
 from pathlib import Path
 
+from . import shell
 from .claims import COLUMNS, DOCS, EVIDENCE, VERDICTS, Row
 
 
@@ -105,28 +106,6 @@ def render_markdown(rows: list[Row]) -> str:
     return out.getvalue()
 
 
-_CSS = """
-body{font-family:system-ui,sans-serif;margin:1em;color:#222}
-table{border-collapse:collapse;font-size:12px}
-td,th{border:1px solid #ccc;padding:2px 4px;vertical-align:top;text-align:left;
-  overflow-wrap:break-word}
-td.id,td.num,td.cube,td.figure{overflow-wrap:anywhere}
-th{background:#f3f3f3;position:sticky;top:0;overflow-wrap:normal;font-size:11px}
-#results{table-layout:fixed;width:100%}
-#results th{cursor:pointer;user-select:none} #results th:after{content:' \\2195';color:#999}
-tr.reproduced td.verdict{background:#d9f2dd} tr.conditional td.verdict{background:#fcefc7}
-tr.discrepant td.verdict{background:#f8d7d3}
-tr.unresolved td.verdict{background:#dce4f7}
-tr.not-checked td.verdict{background:#eee} tr.error td.verdict{background:#f5a3a3}
-td.num{font-family:ui-monospace,monospace}
-td.count{text-align:right;font-family:ui-monospace,monospace}
-td.cube span{border-bottom:1px dotted #888;cursor:help}
-#filter{margin:.5em 0 1em;font-size:14px} #filter input{width:24em}
-dl{display:grid;grid-template-columns:max-content auto;gap:.1em 1em;font-size:13px}
-dt{font-weight:bold}
-details.errata{margin:.5em 0;font-size:13px} details.errata summary{font-size:16px;cursor:pointer}
-"""
-
 # Column widths of the results table, in percent of the page (it never scrolls sideways).
 _WIDTHS = {
     "id": 9,
@@ -194,10 +173,10 @@ def render_html(rows: list[Row], notes_docs=()) -> str:
     notes_docs = set(notes_docs)
     howto = "" if notes_docs >= set(DOCS) else f"<p class='howto'>{esc(NOTES_HOWTO)}</p>"
     parts = [
-        "<!doctype html><meta charset='utf-8'><title>Claims table</title>",
-        f"<style>{_CSS}</style><script>{_JS}</script><h1>Claims table</h1>",
-        f"<p>{esc(summary(rows))} <a href='../figures/index.html'>Figures</a>. "
-        f"<a href='errata.md'>Errata</a>.</p>{howto}<dl>",
+        shell.head("Claims table", "claims"),
+        f"<script>{_JS}</script><h1>Claims table</h1>",
+        f"<p>{esc(summary(rows))} {shell.link(shell.GALLERY, shell.CLAIMS, 'Figures')}. "
+        f"{shell.link('results/errata.md', shell.CLAIMS, 'Errata')}.</p>{howto}<dl>",
     ]
     parts += [f"<dt>{esc(w)}</dt><dd>{esc(m)}.</dd>" for w, m in _legend_lines()]
     parts.append("</dl>")
@@ -238,10 +217,7 @@ def render_html(rows: list[Row], notes_docs=()) -> str:
             if col == "cube" and d[col]:
                 value = f"<span title='{esc(row.long_name)}'>{value}</span>"
             if col == "figure" and d[col]:
-                value = " ".join(
-                    f"<a href='../figures/index.html#{esc(f)}'>{esc(f)}</a>"
-                    for f in d[col].split(";")
-                )
+                value = " ".join(shell.figure_link(f, shell.CLAIMS) for f in d[col].split(";"))
             cls = "num" if col in numeric else col
             parts.append(f"<td class='{cls}'>{value}</td>")
         parts.append("</tr>")

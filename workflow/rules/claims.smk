@@ -1,5 +1,5 @@
-# The claims table (registry judged against the cubes) and the figure gallery; both run where
-# Snakemake runs (localrule), never in a cluster queue.
+# The claims table (registry judged against the cubes) and the figure gallery (with the list of
+# interactive pages); both run where Snakemake runs (localrule), never in a cluster queue.
 
 from attnmem.claims import cubes_named_in
 from attnmem.cli import write_snapshot
@@ -48,13 +48,16 @@ rule gallery:
     input:
         pngs=all_figure_pngs(),
         captions=all_captions(),
+        about=all_page_lists(),
         claims="results/claims.csv",
         code=[
             here(BASE / "src/attnmem" / f)
-            for f in ("gallery.py", "figures/catalog.py", "figures/style.py")
+            for f in ("gallery.py", "views.py", "palette.py", "shell.py")
         ],
     output:
-        "figures/index.html",
+        index="figures/index.html",
+        # every interactive page: figure id, note line, file, handles and their ranges
+        pages="figures/interactive.json",
     log:
         "logs/gallery.log",
     benchmark:

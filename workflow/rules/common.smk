@@ -10,7 +10,8 @@ from attnmem.config import ConfigError, check_config_once, run_record
 from attnmem.figure_settings import FigureSettingsError, settings_record
 from attnmem.figure_settings import check as check_figure_settings
 from attnmem.figure_settings import settings_of
-from attnmem.figures import catalog
+from attnmem import views
+from attnmem.interactive import js_files
 from attnmem.registry_lint import check_registry_once, summary
 from attnmem.schema import load_manifest
 from attnmem.costs import in_process, load_costs, over_limits, point_count, work_seconds
@@ -78,11 +79,11 @@ if _too_large:
         + "\n".join(f"  - {p}" for p in _too_large)
     )
 
-# Every grid value a figure picks (config `figures:`) is one the grids hold, every setting is
-# one a figure reads and every module is a figure module: checked in every run, before any job
+# Every grid value a figure or page picks (config `figures:`) is one the grids hold, every
+# setting is one a view reads and every module is a view module: checked in every run, before any job
 # (a run asked only for cubes too), naming the setting.
 try:
-    check_figure_settings(config, catalog.scan())
+    check_figure_settings(config, views.scan())
 except FigureSettingsError as err:
     raise WorkflowError(str(err)) from None
 
@@ -157,23 +158,37 @@ def checked_registry(wildcards):
     return [here(p) for p in registry_files(REGISTRY)]
 
 
-def cube_stage(cube):
-    """When a cube comes in a build (catalog.figure_jobs): 0 built in Snakemake's own process,
-    1 by a script job, 2 by a training job (its own process, the longest)."""
-    if MANIFEST[cube].get("own_process"):
-        return 2
-    block = config["experiments"][cube]
-    return 0 if in_process(cube, block, MANIFEST, COSTS) else 1
+# The training experiments (declared own_process: their cubes come last in a build). The
+# figures and pages that read them are drawn by jobs of their own (views.jobs), so that the
+# others need not wait for training; nothing in the grouping depends on a grid.
+TRAINED = sorted(name for name, spec in MANIFEST.items() if spec.get("own_process"))
 
 
-@functools.cache  # the config and the catalog do not change while the workflow is parsed
-def figure_jobs():
-    """The figure jobs, job name -> modules (catalog.figure_jobs): a job's start costs about
-    2 s, so the figure modules share a few, grouped by the stage at which their cubes come.
-    """
-    return catalog.figure_jobs(
-        cube_stage, ("figures_fast", "figures_slow", "figures_trained")
-    )
+@functools.cache  # the views do not change while the workflow is parsed
+def view_jobs(kind):
+    """The jobs that draw the views of one kind (figure or page), job name -> modules
+    (views.jobs): a job's start costs about 2 s, so modules share a few jobs, grouped by name,
+    and widening a grid moves no module to another job."""
+    return views.jobs(kind, TRAINED)
+
+
+def views_of(kind, modules):
+    """The views of some modules, in scan order."""
+    return [v for m in modules for v in views.groups(kind)[m]]
+
+
+def all_pages():
+    """Every interactive page, in scan order."""
+    return [v.path for v in views.pages()]
+
+
+def all_page_lists():
+    """Each interactive module's description of its pages (handles, ranges, what they show)."""
+    return [f"results/pages/{m}.json" for m in views.groups("page")]
+
+
+# Bokeh's JavaScript, copied once into figures/_js/ (rules/pages.smk) and named by its version
+BOKEH_JS = [f"figures/_js/{name}" for name in js_files()]
 
 
 def figures_waiting(cube):
@@ -182,15 +197,15 @@ def figures_waiting(cube):
     start as soon as a core is free and the build does not end on one long figure job.
     """
     sizes = [
-        sum(len(catalog.groups()[m]) for m in modules)
-        for modules in figure_jobs().values()
-        if cube in catalog.cubes_of([f for m in modules for f in catalog.groups()[m]])
+        len(views_of("figure", modules))
+        for modules in view_jobs("figure").values()
+        if cube in views.cubes_of(views_of("figure", modules))
     ]
     return max(sizes, default=0)
 
 
 def settings_snapshots(*modules):
-    """The files naming figure modules' settings by their hash (the settings were checked
+    """The files naming view modules' settings by their hash (the settings were checked
     against the grids when the workflow was parsed, above): a changed setting names a file that
     does not exist yet, which redraws the module."""
     return [

@@ -1,8 +1,11 @@
 # The figure modules (src/attnmem/figures/<module>.py) are drawn by a few jobs, each drawing
-# several modules whose cubes come at the same stage of a build (catalog.figure_jobs), so that
-# matplotlib and xarray are imported a few times, not once per module. The figures, the cubes
-# they read and the settings they pick are read from the modules' text (catalog), without
-# importing them.
+# several modules (views.jobs: grouped by name, the modules reading training cubes apart; no
+# grid changes the grouping), so that matplotlib and xarray are imported a few times, not once
+# per module. The figures, the cubes they read and the settings they pick are read from the
+# modules' text (attnmem.views), without importing them.
+# A job redraws only the figures whose inputs changed (the content of their cubes, their
+# settings, their code: a digest per figure in results/figure_checks/<module>.digests.json);
+# its outputs are `update` outputs, so Snakemake does not delete the others before it runs.
 # Each figure's caption is its function's docstring, which the job writes beside the PNG for the
 # report and the gallery. Figures are drawn where Snakemake runs (localrule), never sent to a
 # cluster queue.
@@ -12,11 +15,13 @@ import os
 from attnmem.cli import write_snapshot
 
 FIGURE_CODE = os.path.relpath(BASE / "src/attnmem/figures")
+# What every view job reads besides its modules: the declarations and the colour code
+VIEW_CODE = [here(BASE / "src/attnmem" / f) for f in ("views.py", "palette.py")]
 
 
-# The gallery (rules/claims.smk) reads every figure's PNG and caption, in catalog order.
-all_figure_pngs = catalog.figure_pngs
-all_captions = catalog.figure_captions
+# The gallery (rules/claims.smk) reads every figure's PNG and caption, in scan order.
+all_figure_pngs = views.figure_pngs
+all_captions = views.figure_captions
 
 
 # A module's settings as a file named by their hash: the input that redraws the module when
@@ -37,31 +42,37 @@ rule figure_settings:
         )
 
 
-for _job, _modules in figure_jobs().items():
-    _figures = [f for m in _modules for f in catalog.groups()[m]]
+for _job, _modules in view_jobs("figure").items():
+    _figures = views_of("figure", _modules)
 
     rule:
         name:
             _job
         input:
-            cubes=[f"results/{c}.nc" for c in catalog.cubes_of(_figures)],
+            cubes=[f"results/{c}.nc" for c in views.cubes_of(_figures)],
             modules=[os.path.join(FIGURE_CODE, f"{m}.py") for m in _modules],
-            code=[os.path.join(FIGURE_CODE, f) for f in ("catalog.py", "style.py")],
+            code=[*VIEW_CODE, os.path.join(FIGURE_CODE, "style.py")],
             settings=settings_snapshots(*_modules),
         output:
             png=[
-                report(
-                    f"figures/{f.id}.png",
-                    caption=os.path.abspath(f"figures/{f.id}.rst"),
-                    category=f.doc,
+                update(
+                    report(
+                        f"figures/{f.id}.png",
+                        caption=os.path.abspath(f"figures/{f.id}.rst"),
+                        category=f.doc,
+                    )
                 )
                 for f in _figures
             ],
             # vector copies, when the config asks for them (svg: true)
-            svg=[f"figures/{f.id}.svg" for f in _figures if SVG],
-            caption=[f"figures/{f.id}.rst" for f in _figures],
+            svg=[update(f"figures/{f.id}.svg") for f in _figures if SVG],
+            caption=[update(f"figures/{f.id}.rst") for f in _figures],
             # each module's readability problems (style.problems), read by the tests
-            checks=[f"results/figure_checks/{m}.json" for m in _modules],
+            checks=[update(f"results/figure_checks/{m}.json") for m in _modules],
+            # each figure's input digest: what the next run compares to redraw only the changed
+            digests=[
+                update(f"results/figure_checks/{m}.digests.json") for m in _modules
+            ],
         log:
             f"logs/{_job}.log",
         benchmark:

@@ -453,7 +453,7 @@ def reader_steps(rng, tokens: np.ndarray, n_names: int, d: int, beta: float, voc
             cos = names @ a / np.linalg.norm(a)
             out_true[r, t] = cos[tokens[0]]
             out_wrong[r, t] = np.max(np.delete(cos, tokens[0]))
-    return {"true": out_true, "wrong": out_wrong, "state": states[-1]}
+    return {"true": out_true, "wrong": out_wrong, "state": states[-1], "states": states}
 
 
 # ----------------------------------------------------------------------------- experiments
@@ -553,6 +553,8 @@ STORES = ("hebbian", "least_squares", "delta", "softmax")
         ),
         Output("flo_correct", "1 if the reader names the first word at the end", dims=("reader",)),
         Output("flo_state", "the 8 x 8 state after the prompt", dims=("row", "col")),
+        # the interactive page's cursor shows the state as it is written, token by token
+        Output("flo_states", "the 8 x 8 state after each token", dims=("step", "row", "col")),
     ),
     coords={
         "feature_map": ["identity", "elu+1"],
@@ -676,6 +678,7 @@ def flo_reads(rng, state_dim: int, cache_beta: float) -> dict:
         "flo_cos_wrong": flo["wrong"],
         "flo_correct": (flo["true"][:, -1] > flo["wrong"][:, -1]).astype(float),
         "flo_state": flo["state"],
+        "flo_states": flo["states"],
     }
 
 

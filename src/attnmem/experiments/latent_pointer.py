@@ -76,6 +76,7 @@ def circle_reads(beta: float) -> dict:
     )
     return {
         "circle_weight": w,
+        "circle_value": CIRCLE_VALUES,
         "circle_answer": float(w @ CIRCLE_VALUES),
         "circle_mean_value": float(CIRCLE_VALUES.mean()),
         "circle_hard_answer": float(CIRCLE_VALUES[best]),
@@ -180,6 +181,8 @@ def matrix_ranks(beta: float, s: np.ndarray, rank_arrows, taylor_max_order: int)
         Output(
             "circle_weight", "weight of each key on the circle (query at 60 deg)", dims=("key",)
         ),
+        # the values the interactive page blends itself as the query is dragged round
+        Output("circle_value", "scalar value stored under each key", dims=("key",)),
         Output("circle_answer", "blend of the values in the weights"),
         Output("circle_mean_value", "plain average of the six values"),
         Output("circle_hard_answer", "value of the best-scoring key (beta infinite)"),

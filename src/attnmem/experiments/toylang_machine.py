@@ -431,6 +431,24 @@ def smallest_certified_beta(n: float) -> float:
 # ----------------------------------------------------------------------------- sentences
 
 
+# The plain sentence's template slots, the fillers as one (the attention maps of line 1141).
+SLOTS = ("X", "gave", "Y", "a", "pen", "fillers", "then", "Y'", "thanked", "X'", ".")
+
+
+def slot_attention(att: np.ndarray, gap: int) -> np.ndarray:
+    """Attention between the slots of the plain sentence with ``gap`` fillers: the filler rows
+    averaged into one, the filler columns summed (NaN in the fillers' row and column when there
+    are none)."""
+    groups = [[0], [1], [2], [3], [4], list(range(5, 5 + gap))]
+    groups += [[5 + gap + k] for k in range(5)]
+    out = np.full((len(groups), len(groups)), np.nan)
+    for i, rows in enumerate(groups):
+        for j, cols in enumerate(groups):
+            if rows and cols:
+                out[i, j] = att[np.ix_(rows, cols)].sum(axis=1).mean()
+    return out
+
+
 def example_sentence(n_names: int, gap: int, clause: bool) -> np.ndarray:
     """The sentences the figures run: 'Ann gave Ben a pen' with L fillers ('and so' repeated)
     before 'then Ben thanked Ann .' (the L = 8 readings of line 1141), and with the clause, the
@@ -760,6 +778,12 @@ def _register_tops(x: np.ndarray, start: int, size: int) -> tuple[np.ndarray, np
             "attention weight of query position on key position",
             dims=("layout", "layer", "query", "key"),
         ),
+        # the interactive page embeds these, far smaller than the maps over every position
+        Output(
+            "attention_slots",
+            "attention between the plain sentence's slots (filler rows averaged, columns summed)",
+            dims=("layer", "slot_q", "slot_k"),
+        ),
         Output("token", "token id at each position", dims=("layout", "position")),
         Output("prev_top", "token id with the largest weight in PREV", dims=("layout", "position")),
         Output("prev_weight", "that largest weight in PREV", dims=("layout", "position")),
@@ -783,6 +807,8 @@ def _register_tops(x: np.ndarray, start: int, size: int) -> tuple[np.ndarray, np
         "layout": ("plain", "clause"),
         "copy": COPIES,
         "layer": (1, 2),
+        "slot_q": SLOTS,
+        "slot_k": SLOTS,
         "n_positions": BOUND_N,
         "part": NONZERO_PARTS,
     },
@@ -860,6 +886,7 @@ def toylang_program(beta: float, L: int, N: int) -> dict:
         "n_max": float(N_MAX),
         "state_numbers": float(len(vocabulary(N)) * N_MAX),
         "attention": maps,
+        "attention_slots": np.stack([slot_attention(maps[0, k], L) for k in range(2)]),
         **regs,
         "bound_n": float(n_clause),
         "bound_eps": bound["eps"],

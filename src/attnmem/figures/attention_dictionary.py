@@ -8,8 +8,8 @@ import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from ..experiments.attention_dictionary import CIRCLE_KEY_DEG, CIRCLE_VALUES, unit
+from ..views import figure
 from . import style
-from .catalog import figure
 
 # The betas of the rank figure are a sweep of the cube's own (not a config grid), as is the step.
 RANK_BETAS = (0.1, 1.0, 4.0, 14.0, 100.0)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ..views import figure
 from . import style
-from .catalog import figure
 
 # label, colour, line style, marker: red and green also differ in line and marker
 STORE_LOOK = {
@@ -62,6 +62,25 @@ def two_memories(cubes):
     return fig
 
 
+# The Flo prompt as the readers see it, token by token (the interactive page's cursor too).
+FLO_WORDS = (
+    "Flo",
+    "gave",
+    "Ann",
+    "a",
+    "pen",
+    "and",
+    "yes",
+    "well",
+    "well",
+    "and",
+    "so",
+    "then",
+    "Ann",
+    "thanked",
+)
+
+
 @figure(
     "first-principles/D3-two-readers",
     title="One prompt written into a small state, token by token",
@@ -74,22 +93,7 @@ def two_readers(cubes):
     query "position 0" with Flo (copper) and with the closest other name (grey), for the linear
     read of the state and the softmax read of the cache."""
     ds = cubes["fast_weight_algebra"].isel(seed=0)
-    words = [
-        "Flo",
-        "gave",
-        "Ann",
-        "a",
-        "pen",
-        "and",
-        "yes",
-        "well",
-        "well",
-        "and",
-        "so",
-        "then",
-        "Ann",
-        "thanked",
-    ]
+    words = FLO_WORDS
     fig, axes = plt.subplots(
         1, 3, figsize=(13, 4), layout="constrained", gridspec_kw={"width_ratios": (1, 1.6, 1.6)}
     )

@@ -11,8 +11,8 @@ from matplotlib.patches import FancyArrowPatch
 
 from ..experiments.in_context_regression import FIGURE_LAYERS, FIGURE_LOSSES, FIGURE_SLOPES
 from ..experiments.induction_circuit import VOCAB
+from ..views import figure
 from . import style
-from .catalog import figure
 
 SHOWN_LAYERS = (0, 1, 3, 10)
 

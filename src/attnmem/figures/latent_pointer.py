@@ -8,8 +8,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..experiments.latent_pointer import PROMPT
+from ..views import figure
 from . import style
-from .catalog import figure
 
 
 @figure(

@@ -10,8 +10,8 @@ import numpy as np
 from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.patches import FancyBboxPatch, Rectangle
 
+from ..views import figure
 from . import style
-from .catalog import figure
 
 # Sign only, as in the note's grids: teal positive, brown negative.
 SIGN = LinearSegmentedColormap.from_list("sign", list(style.SIGN))

@@ -14,8 +14,8 @@ from matplotlib.colors import to_rgba
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
 from ..experiments import toylang as tl
+from ..views import figure
 from . import style
-from .catalog import figure
 
 
 def _template_labels(gap: int) -> list[str]:
@@ -179,6 +179,23 @@ def _box(ax, x, y, w, h, colour, title, lines, title_colour=None):
     )
 
 
+# The five parts of the note: title, role (its colour), what its model keeps, its limit. The
+# interactive page shows the same words when the pointer is over a part.
+ROUTE_PARTS = (
+    ("A  counting", "grey", ["keeps: counts of words,", "pairs, a hidden class"],
+     "cannot copy a name\nwritten in this sentence"),
+    ("B  recurrence", "grey", ["keeps: one state of", "fixed size"],
+     "the state is too small\nfor every name"),
+    ("C  attention", "query", ["keeps: every earlier token;", "a query looks them up"],
+     "order must be added;\ncost grows with length"),
+    ("D  two memories", "stored", ["weights and fast weights:", "who writes, what fades"],
+     "a store of fixed size fills\nup: stored pairs interfere"),
+    ("E  a small computer", "stored", ["programs in the weights", "read and write context"],
+     "what trained models\nreally write stays open"),
+)  # fmt: skip
+ROLE_COLOURS = {"grey": style.GREY, "query": style.QUERY, "stored": style.STORED}
+
+
 @figure(
     "first-principles/route-parts", title="The route: five parts, each fixing the last one's limit"
 )
@@ -188,38 +205,7 @@ def route(cubes):
     part removes. The grey bracket covers the parts that carry the past in a summary, the copper
     label marks attention as the turn, and the violet bracket covers the two parts about two
     memories. The note's hover interaction is replaced by this one static diagram."""
-    parts = [
-        (
-            "A  counting",
-            style.GREY,
-            ["keeps: counts of words,", "pairs, a hidden class"],
-            "cannot copy a name\nwritten in this sentence",
-        ),
-        (
-            "B  recurrence",
-            style.GREY,
-            ["keeps: one state of", "fixed size"],
-            "the state is too small\nfor every name",
-        ),
-        (
-            "C  attention",
-            style.QUERY,
-            ["keeps: every earlier token;", "a query looks them up"],
-            "order must be added;\ncost grows with length",
-        ),
-        (
-            "D  two memories",
-            style.STORED,
-            ["weights and fast weights:", "who writes, what fades"],
-            "a store of fixed size fills\nup: stored pairs interfere",
-        ),
-        (
-            "E  a small computer",
-            style.STORED,
-            ["programs in the weights", "read and write context"],
-            "what trained models\nreally write stays open",
-        ),
-    ]
+    parts = [(title, ROLE_COLOURS[role], lines, limit) for title, role, lines, limit in ROUTE_PARTS]
     fig, ax = plt.subplots(figsize=(12, 3.8), layout="constrained")
     w, h, gap = 1.9, 1.0, 0.45
     for i, (title, colour, lines, limit) in enumerate(parts):

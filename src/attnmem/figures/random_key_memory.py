@@ -7,8 +7,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ..views import figure
 from . import style
-from .catalog import figure
 
 FAR = 48  # distance of the final name at L = 40
 MEMORY_D = 32  # the width of the closed-form curve (B3) and of the fixed state (B4)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ..views import figure
 from . import style
-from .catalog import figure
 
 
 @figure(

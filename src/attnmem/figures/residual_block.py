@@ -7,10 +7,28 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
+from ..views import figure
 from . import style
-from .catalog import figure
 
 NAMES = ("Ann", "Ben", "Cy", "Di", "Eve", "Flo", "Gus", "Hal")
+
+# The four steps of one read through a head: each panel's title and what the step does (the
+# interactive page shows these words when the pointer is over a step).
+READ_STEPS = (
+    (
+        "query . key (keys read the position code)",
+        "the query meets every visible key and gets a score",
+    ),
+    ("softmax weights", "the softmax turns the scores into weights that sum to one"),
+    (
+        "values blended: the subject copy",
+        "the weights blend the value vectors into the copy of the subject",
+    ),
+    (
+        "prediction after the gate",
+        "the gate keeps the copy that is asked for: a prediction over the eight names",
+    ),
+)
 
 
 def _block(cubes, block_N, block_kappa, printed_L, printed_beta):
@@ -43,19 +61,19 @@ def one_head_read(cubes, **block):
     weights[0] = float(ds["thanked_w_source"])
     fig, axes = plt.subplots(1, 4, figsize=(14, 3.6), layout="constrained")
     axes[0].bar(range(n), scores, color=style.OBSERVED)
-    axes[0].set_title("query . key (keys read the position code)", fontsize=style.SMALL)
+    axes[0].set_title(READ_STEPS[0][0], fontsize=style.SMALL)
     axes[0].set_ylabel("score (1)")
     axes[1].bar(range(n), weights, color=style.QUERY)
-    axes[1].set_title("softmax weights", fontsize=style.SMALL)
+    axes[1].set_title(READ_STEPS[1][0], fontsize=style.SMALL)
     axes[1].set_ylabel("weight (1)")
     for ax in axes[:2]:
         ax.set_xticks(range(n), words, rotation=45, fontsize=style.SMALL)
         ax.set_xlabel("key position")
     axes[2].bar(NAMES, ds["thanked_sub_copy"].values, color=style.STORED)
-    axes[2].set_title("values blended: the subject copy", fontsize=style.SMALL)
+    axes[2].set_title(READ_STEPS[2][0], fontsize=style.SMALL)
     axes[2].set_ylabel("copy (1)")
     axes[3].bar(NAMES, ds["thanked_probs"].values, color=style.RESULT)
-    axes[3].set_title("prediction after the gate", fontsize=style.SMALL)
+    axes[3].set_title(READ_STEPS[3][0], fontsize=style.SMALL)
     axes[3].set_ylabel("probability (1)")
     for ax in axes[2:]:
         ax.tick_params(axis="x", rotation=45, labelsize=style.SMALL)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ..views import figure
 from . import style
-from .catalog import figure
 
 TOKEN_LABELS = ("1 'year 4'", "2 '0'", "3 ': 235 ...'", "4 '7'")
 

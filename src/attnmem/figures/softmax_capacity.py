@@ -6,8 +6,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ..views import figure
 from . import style
-from .catalog import figure
 
 SCORE_LABELS = {
     "hebbian": "linear (Hebbian)",

@@ -8,8 +8,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Circle
 
+from ..views import figure
 from . import style
-from .catalog import figure
 
 # The unevenness of D2 and the memories M of chapter 5 are coordinates the science computes, not
 # config grids: the figures keep their panels here.

@@ -2,16 +2,15 @@
 and the checks that a drawn figure is readable: no text on text or under a plotted line, three
 type sizes, no two series told apart by a red-green hue alone.
 
-The colours keep the notes' meanings but are chosen so that every pair stays apart for readers
-with red-green colour blindness: under simulated protanopia and deuteranopia the pairs differ
-mainly in lightness (dark violet against light blue, dark red against lighter green and copper).
-tests/test_figure_layout.py checks the distances.
+The colours and sizes are `attnmem.palette`'s (chosen to stay apart for readers with red-green
+colour blindness), which the interactive pages read too.
 """
 
 from __future__ import annotations
 
 import itertools
 import logging
+import os
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -25,40 +24,31 @@ from matplotlib.collections import LineCollection, PathCollection  # noqa: E402
 from matplotlib.colors import to_hex, to_rgba  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
-log = logging.getLogger("attnmem")
-
-OBSERVED = "#1f8fd0"  # blue: tokens, keys, what is observed
-QUERY = "#e07a1f"  # copper: the query, a hidden quantity, the true process
-STORED = "#5b2bb5"  # violet: values, what is stored and returned, derived laws
-RESULT = "#3f9a5a"  # green: a result, a new state
-LIMIT = "#b0170f"  # red: a limit or a cost
-GREY = "#636363"  # context, other settings
-
-CYCLE = (STORED, OBSERVED, QUERY, RESULT, LIMIT, GREY)
-
-# The colour code as the gallery's legend shows it: colour, its name, what it marks.
-LEGEND = (
-    (OBSERVED, "blue", "what is observed: tokens, keys"),
-    (QUERY, "copper", "the query, a hidden quantity, the true process"),
-    (STORED, "violet", "what is stored and returned: values, derived laws"),
-    (RESULT, "green", "a result, a new state"),
-    (LIMIT, "red", "a limit or a cost"),
-    (GREY, "grey", "context, other settings"),
+# The colour code and the type sizes are the palette's, shared with the interactive pages; the
+# figure modules read them from here as style.QUERY, style.SMALL, ...
+from ..palette import (  # noqa: E402, F401
+    CYCLE,
+    GREY,
+    LARGE,
+    LEGEND,
+    LIMIT,
+    NORMAL,
+    OBSERVED,
+    QUERY,
+    RESULT,
+    SIGN,
+    SIZES,
+    SMALL,
+    STORED,
 )
 
-# Three type sizes: notes, legends and dense labels; tick and axis labels; titles.
-SMALL, NORMAL, LARGE = 8, 10, 11
-SIZES = (SMALL, NORMAL, LARGE)
+log = logging.getLogger("attnmem")
 
 # A label set on plotted lines sits on this white box, so that no line runs through it.
 LABEL_BOX = {"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85}
 
 # A legend that has to sit over a marker line gets a white frame (legends have none by default).
 FRAMED = {"frameon": True, "framealpha": 0.9, "edgecolor": "none"}
-
-# A sign in a matrix (negative, zero, positive): brown and teal of ColorBrewer's BrBG, apart
-# for every reader and light enough to read black digits on.
-SIGN = ("#bf812d", "#ffffff", "#35978f")
 
 RC = {
     "figure.dpi": 110,
@@ -139,9 +129,11 @@ def save(fig, png_path: str | Path, svg: bool = False) -> list[str]:
     the canvas's edge, or a text or an axes reaches past it (Agg drops the glyphs that cross
     the edge, so the ink alone cannot tell), is the figure drawn again, by savefig with its
     tight box. The layout is then frozen for the SVG, so that its own draw lays nothing out
-    again."""
-    png_path = Path(png_path)
-    png_path.parent.mkdir(parents=True, exist_ok=True)
+    again. Each file is written beside its name and renamed onto it: a reader (or a crash)
+    never meets half a PNG, and a file the job did not draw again keeps its inode."""
+    final = Path(png_path)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    png_path = final.with_name("." + final.name)  # written here, renamed at the end
     fig.set_dpi(plt.rcParams["savefig.dpi"])
     with _recording_texts() as drawn:
         fig.canvas.draw()
@@ -149,17 +141,19 @@ def save(fig, png_path: str | Path, svg: bool = False) -> list[str]:
     boxes = [_box(t, fig.canvas.get_renderer()) for t in texts]
     found = problems(fig, texts, boxes)
     for problem in found:
-        log.warning("%s: %s", png_path.name, problem)
+        log.warning("%s: %s", final.name, problem)
     pad = plt.rcParams["savefig.pad_inches"]
     fig.set_layout_engine(None)  # not "none": its placeholder engine makes savefig lay out again
     bbox = None
     if not (_within_canvas(fig, boxes) and _write_inked_png(fig, pad, png_path)):
-        log.info("%s is blank or reaches past its canvas: drawn again by savefig", png_path.name)
+        log.info("%s is blank or reaches past its canvas: drawn again by savefig", final.name)
         bbox = fig.get_tightbbox(fig.canvas.get_renderer()).padded(pad)
         fig.savefig(png_path, bbox_inches=bbox, metadata={"Software": None})
     if svg:
         bbox = bbox or fig.get_tightbbox(fig.canvas.get_renderer()).padded(pad)
         fig.savefig(png_path.with_suffix(".svg"), bbox_inches=bbox, metadata={"Date": None})
+        os.replace(png_path.with_suffix(".svg"), final.with_suffix(".svg"))
+    os.replace(png_path, final)
     plt.close(fig)
     return found
 

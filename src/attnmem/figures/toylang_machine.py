@@ -8,8 +8,8 @@ import numpy as np
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from ..experiments import toylang_machine as tm
+from ..views import figure
 from . import style
-from .catalog import figure
 
 N = 48
 MACHINE_LABELS = {

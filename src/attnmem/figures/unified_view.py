@@ -7,8 +7,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
+from ..views import figure
 from . import style
-from .catalog import figure
 
 # Our own short answers to the four questions, per layer (memory-math chapter 12's table).
 FOUR_ANSWERS = {
