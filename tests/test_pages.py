@@ -295,7 +295,7 @@ def _tooltips(tab, about: dict) -> list[str]:
                 " [...e.shadowRoot.querySelectorAll('.tip')].some(t =>"
                 " t.offsetParent !== null && t.textContent.includes(w)))",
                 arg=words[0],
-                timeout=3000,
+                timeout=10000,
             )
             shown = tab.evaluate(
                 "() => { for (const e of document.querySelectorAll('*')) if (e.shadowRoot)"
