@@ -214,7 +214,7 @@ def test_a_failing_rerun_leaves_the_good_cube_in_place(tmp_path):
     good = cube.read_bytes()
     plumbing = project / "src/attnmem/cube.py"  # an input of every experiment: a rerun
     text = plumbing.read_text()
-    head = "    ds = run_points(exp, block, global_seed)\n"
+    head = "    ds = run_points(exp, block, global_seed, should_stop)\n"
     assert head in text
     plumbing.write_text(text.replace(head, '    raise RuntimeError("broken on purpose")\n' + head))
     failed = subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True)
