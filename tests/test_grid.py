@@ -72,29 +72,33 @@ CORES_SAMPLE = sorted(
 )[:7]  # six that run in Snakemake's process and one that trains (icl_trained) in its own
 
 
-def _settings_within(config) -> None:
-    """Add to the small grids every value a figure setting selects from them (the settings
-    are checked in every run, before any job)."""
-    from attnmem.figures import catalog
-    from attnmem.grid import expand_grid
-
-    for module, named in catalog.module_settings(catalog.scan()).items():
-        for name, pairs in named.items():
-            chosen = config["figures"][module][name]
-            wanted = chosen if isinstance(chosen, list) else [chosen]
-            for cube, dim in pairs:
-                block = config["experiments"].get(cube) or {}
-                if dim in block and dim != "seed":
-                    held = expand_grid(block, (dim,))[dim]
-                    block[dim] = sorted({*held, *wanted})
-
-
 @pytest.mark.pipeline
+def keep_the_figure_values(config: dict, narrowed) -> dict:
+    """The narrowed blocks with the grid values the figure settings pick added back (figure
+    settings are checked in every run, one that asks only for cubes too)."""
+    from attnmem.figures import catalog
+    from attnmem.grid import canonical, expand_values
+
+    for module, names in catalog.module_settings(catalog.scan()).items():
+        for name, targets in names.items():
+            value = config["figures"][module][name]
+            for cube, dim in targets:
+                block = config["experiments"][cube]
+                if cube not in narrowed or not isinstance(block.get(dim), list):
+                    continue
+                held = {canonical(v) for v in expand_values(block[dim])}
+                for v in value if isinstance(value, list) else [value]:
+                    if canonical(v) not in held:
+                        block[dim].append(v)
+                        held.add(canonical(v))
+    return config
+
+
 def test_one_and_two_cores_give_identical_cubes(tmp_path):
     config = copy.deepcopy(DEFAULT)
     for name in CORES_SAMPLE:
         config["experiments"][name] = small_block(name, 2)
-    _settings_within(config)
+    keep_the_figure_values(config, CORES_SAMPLE)
     targets = [f"results/{name}.nc" for name in CORES_SAMPLE]
     runs = {}
     for cores in ("1", "2"):
