@@ -125,27 +125,25 @@ def harvest(name: str, block: dict, data: str) -> float:
     return time.perf_counter() - start
 
 
-def xyzpy_widening(
-    tmp: Path, name: str, narrow: dict, wide: dict, repeats: int = 1
-) -> list[tuple[float, float]]:
-    """xyzpy harvests the grid once, then, ``repeats`` times from a copy of that harvest, its
-    widening, each in a Python of its own: (the widening's whole-process seconds, the seconds
-    of its harvest call) per repeat."""
-    base = tmp / f"{name}.base.h5"
+class XyzpyWidening:
+    """xyzpy harvests the grid once; each call then harvests its widening from a copy of that
+    harvest, in a Python of its own: (whole-process seconds, seconds of the harvest call)."""
 
-    def run(block, data) -> tuple[float, float]:
-        cmd = [sys.executable, __file__, "--harvest", name, json.dumps(block), str(data)]
+    def __init__(self, tmp: Path, name: str, narrow: dict, wide: dict):
+        self.tmp, self.name, self.wide = tmp, name, wide
+        self.base = tmp / f"{name}.base.h5"
+        self._run(narrow, self.base)
+
+    def _run(self, block, data) -> tuple[float, float]:
+        cmd = [sys.executable, __file__, "--harvest", self.name, json.dumps(block), str(data)]
         start = time.perf_counter()
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
         return time.perf_counter() - start, float(out.split()[-1])
 
-    run(narrow, base)
-    times = []
-    for _ in range(repeats):
-        data = tmp / f"{name}.h5"
-        shutil.copy(base, data)
-        times.append(run(wide, data))
-    return times
+    def __call__(self) -> tuple[float, float]:
+        data = self.tmp / f"{self.name}.h5"
+        shutil.copy(self.base, data)
+        return self._run(self.wide, data)
 
 
 # ----------------------------------------------------------------------------- benchmarks
@@ -153,8 +151,8 @@ def xyzpy_widening(
 
 def default_benchmark(only, xyz: bool, repeats: int) -> list[tuple[str, str, str]]:
     """Each measurement ``repeats`` times, interleaved (a build on one core, one on two, the
-    widening of the latter), so that a drift of the machine's speed hits all alike; medians of
-    the times and of the ratios taken repeat by repeat."""
+    widening of the latter, xyzpy's widening), so that a drift of the machine's speed hits all
+    alike; medians of the times and of the ratios taken repeat by repeat."""
     from statistics import median
 
     rows = []
@@ -162,14 +160,17 @@ def default_benchmark(only, xyz: bool, repeats: int) -> list[tuple[str, str, str
         if only and name != only:
             continue
         tmp = Path(tempfile.mkdtemp(prefix="attnmem-scale-"))
-        one, two, widen = [], [], []
+        one, two, widen, peer = [], [], [], []
         try:
+            xyzpy = XyzpyWidening(tmp, name, narrow, wide) if xyz else None
             for r in range(repeats):
                 one.append(snakemake(tmp / f"one{r}", {name: narrow}, 1))
                 two.append(snakemake(tmp / f"two{r}", {name: narrow}, 2))
                 widen.append(snakemake(tmp / f"two{r}", {name: wide}, 2))
-                shutil.rmtree(tmp / f"one{r}")
-            peer = xyzpy_widening(tmp, name, narrow, wide, repeats) if xyz else []
+                if xyzpy:
+                    peer.append(xyzpy())
+                for run in ("one", "two"):
+                    shutil.rmtree(tmp / f"{run}{r}")
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         speedup = median(a / b for a, b in zip(one, two, strict=True))
@@ -233,7 +234,7 @@ def sharded_benchmark(base: int, size: int, xyz: bool) -> list[tuple[str, str, s
                 b.pop("shard")
             data = tmp / "xyzpy"
             data.mkdir()
-            peer = [xyzpy_widening(data, "score_scale", blocks[0], b)[0][0] for b in blocks[1:]]
+            peer = [XyzpyWidening(data, "score_scale", blocks[0], b)()[0] for b in blocks[1:]]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     rows = [

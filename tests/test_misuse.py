@@ -228,7 +228,7 @@ PROBES: dict[str, Probe] = {
     ),
     "cost: a million tokens": Probe(
         block("fast_weight_algebra", tokens=10**6),
-        ("experiments.fast_weight_algebra: 30 grid points", "tokens = 12"),
+        ("experiments.fast_weight_algebra: 60 grid points", "tokens = 12"),
     ),
     "cost: 1e8 draws": Probe(
         block("attention_matrix_views", draws=10**8),
