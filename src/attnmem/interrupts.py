@@ -51,13 +51,36 @@ def clear_atomic_markers(executor) -> int:
     workflow = getattr(executor, "workflow", None)
     persistence = getattr(workflow, "persistence", None)
     scheduler = getattr(workflow, "_scheduler", None) or getattr(workflow, "scheduler", None)
-    delete = getattr(persistence, "_delete_record", None)
-    folder = getattr(persistence, "_incomplete_path", None)
-    if getattr(executor, "keepincomplete", False) or delete is None or folder is None:
+    unmark = _unmarker(persistence)
+    if getattr(executor, "keepincomplete", False) or unmark is None:
         return 0
     removed = 0
     for job in list(getattr(scheduler, "running", ()) or ()):
         outputs = list(getattr(job, "output", ()))
         if outputs and all(is_flagged(f, "update") for f in outputs):
-            removed += sum(bool(delete(folder, f)) for f in outputs)
+            removed += sum(bool(unmark(f)) for f in outputs)
     return removed
+
+
+def _unmarker(persistence):
+    """A function removing one output's incomplete marker through ``persistence``, for both
+    layouts of Snakemake 9 (up to 9.15: ``_delete_record(folder, file)``; later: a store keyed
+    by ``_get_key(file)`` with ``_unmark_incomplete(key)``), or None (with a warning) for a
+    Snakemake that has neither: the markers then stay and the next run redoes the cubes."""
+    if persistence is None:
+        return None
+    unmark, key = (getattr(persistence, n, None) for n in ("_unmark_incomplete", "_get_key"))
+    if callable(unmark) and callable(key):
+        return lambda f: unmark(key(f)) is None  # it returns nothing: count the call
+    delete = getattr(persistence, "_delete_record", None)
+    folder = getattr(persistence, "_incomplete_path", None)
+    if callable(delete) and folder is not None:
+        return lambda f: delete(folder, f)
+    import warnings
+
+    warnings.warn(
+        "attnmem.interrupts: this Snakemake's incomplete markers are not known; "
+        "an interrupted cube is recomputed by the next run",
+        stacklevel=2,
+    )
+    return None

@@ -92,7 +92,16 @@ except FigureSettingsError as err:
 # one job, whose worker processes use the cores Snakemake gives it. Snakemake counts cluster
 # jobs (`--jobs`) in the `_nodes` resource only for a non-local executor, and a job running on
 # a cluster node parses this workflow in remote mode: both must see the same shards.
-ON_CLUSTER = workflow.remote_exec or workflow.global_resources.get("_nodes") is not None
+
+
+def global_resource(name):
+    """A global resource's value (``--cores`` is ``_cores``, ``--jobs`` ``_nodes``), or None:
+    Snakemake 9.15 stores plain numbers, later 9.x ``Resource`` objects."""
+    value = workflow.global_resources.get(name)
+    return getattr(value, "value", value)
+
+
+ON_CLUSTER = workflow.remote_exec or global_resource("_nodes") is not None
 ANNOUNCE_SECONDS = 60  # grids of more measured work are announced before anything runs
 
 
@@ -108,7 +117,7 @@ def announce(name, block, work, shards, workers):
         return
     total = point_count(block, MANIFEST[name]["grid"])
     new = points_to_compute(name, block)
-    cores = min(workers, workflow.global_resources.get("_cores") or workers)
+    cores = min(workers, global_resource("_cores") or workers)
     spread = f"in {shards} shard jobs" if shards > 1 else f"on up to {cores} cores"
     logger.info(
         f"{name}: {total:,} grid points, {new:,} to compute ({total - new:,} computed "
