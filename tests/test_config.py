@@ -273,6 +273,19 @@ RULES = {
         lambda c: c["experiments"]["sequence_capacity"].update(d_models=[4, 5]),
         "experiments.sequence_capacity.d_models: every width in d_models",
     ),
+    "a decayed store that never passes 1": (
+        lambda c: c["experiments"]["fast_memory_exact"].update(age_dim=100),
+        "experiments.fast_memory_exact.age_dim: the decayed store's error at gamma_check must "
+        "pass 1",
+    ),
+    "a decayed store above 1 from the start": (
+        lambda c: c["experiments"]["fast_memory_exact"].update(age_dim=1),
+        "experiments.fast_memory_exact.age_dim: the decayed store's error at age 0",
+    ),
+    "a full memory too small for the linear read's loads": (
+        lambda c: c["experiments"]["score_interference"].update(m_over_d=1),
+        "experiments.score_interference.m_over_d: ",
+    ),
     "shard.by naming no grid key": (
         lambda c: c["experiments"]["score_scale"].update(shard={"by": "seeds", "size": 50}),
         "experiments.score_scale.shard.by: 'seeds' is not a grid key of score_scale; "
@@ -300,6 +313,32 @@ def test_the_default_and_wide_configs_keep_every_constraint():
     for name, block in load_yaml(ROOT / "config" / "wide.yaml")["experiments"].items():
         wide["experiments"][name].update(block)
     assert constraints.problems(wide, load_manifest()) == []
+
+
+def test_the_decay_rules_accept_exactly_the_blocks_the_science_can_compute():
+    """fast_memory_exact's two rules (written in the manifest's text) against the science they
+    guard: over a small sweep, a block passes both rules iff decay_closed_forms finds both
+    crossings rather than raising."""
+    from attnmem import constraints
+    from attnmem.experiments.fast_weights import decay_closed_forms
+    from attnmem.schema import load_manifest
+
+    declared = load_manifest()["fast_memory_exact"]
+    base = DEFAULT["experiments"]["fast_memory_exact"]
+    outcomes = set()
+    for age_dim in (1, 2, 3, 5, 8, 13, 24, 40):
+        for age_pairs in (2, 5, 24, 60):
+            for gamma in (0.5, 0.9, 0.99, 1.0):
+                block = dict(base, age_dim=age_dim, age_pairs=age_pairs, gamma_check=gamma)
+                ok = not constraints.block_problems("fast_memory_exact", block, declared)
+                try:
+                    decay_closed_forms(age_dim, age_pairs, [gamma], gamma)
+                    computes = True
+                except ValueError:
+                    computes = False
+                assert ok == computes, (age_dim, age_pairs, gamma)
+                outcomes.add(ok)
+    assert outcomes == {True, False}
 
 
 def test_a_rule_may_use_only_plain_expressions():
@@ -464,3 +503,22 @@ def test_a_config_that_is_not_yaml_is_named_with_its_line_and_column(tmp_path, c
     registry = str(ROOT / "config" / "claims")
     assert main(["--config", str(path), "check", "--registry", registry]) == 1
     assert f"{path}, line 3, column" in capsys.readouterr().out
+
+
+def test_an_overlay_config_is_checked_merged_and_named_with_its_line(tmp_path, capsys):
+    """Snakemake reads a `--configfile` before the Snakefile runs, and says only that it is not
+    valid YAML; `python -m attnmem check --configfile FILE` merges the file over the config as
+    Snakemake does and names the line of a YAML error or the key a merged value breaks."""
+    from attnmem.cli import main
+
+    registry = str(ROOT / "config" / "claims")
+    broken_file = tmp_path / "wider.yaml"
+    broken_file.write_text("experiments:\n  score_scale:\n    d_k: [1, 2\n    seed: 3\n")
+    assert main(["check", "--registry", registry, "--configfile", str(broken_file)]) == 1
+    assert f"{broken_file}, line 4, column" in capsys.readouterr().out
+    partial = tmp_path / "partial.yaml"  # one key of one block: valid only merged
+    partial.write_text("experiments:\n  score_interference:\n    m_over_d: 3\n")
+    assert main(["check", "--registry", registry, "--configfile", str(partial)]) == 0
+    partial.write_text("experiments:\n  score_interference:\n    m_over_d: 1\n")
+    assert main(["check", "--registry", registry, "--configfile", str(partial)]) == 1
+    assert "experiments.score_interference.m_over_d" in capsys.readouterr().out

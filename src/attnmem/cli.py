@@ -140,12 +140,24 @@ def lint_registry(registry) -> int:
     return 1 if problems else 0
 
 
-def check_all(config_path, registry) -> int:
+def _overlaid(base: dict, overlay: dict) -> dict:
+    """``overlay`` merged into ``base`` mapping by mapping, as Snakemake merges a
+    ``--configfile`` over the Snakefile's config file."""
+    out = dict(base)
+    for key, value in overlay.items():
+        both = isinstance(value, dict) and isinstance(out.get(key), dict)
+        out[key] = _overlaid(out[key], value) if both else value
+    return out
+
+
+def check_all(config_path, registry, overlays=()) -> int:
     """Everything the pipeline checks before a job, and more, without computing anything: the
     generated schema and manifest are current; the config files have no key written twice, fit
     the schema and stay within the cost limits; every figure setting is a value the config's
     grids hold; every registry entry reads a cube, variable and grid value the config will
-    produce; and the registry's own rules (``lint``). Prints each problem; 1 if any."""
+    produce; and the registry's own rules (``lint``). ``overlays`` are files merged over the
+    config as Snakemake's ``--configfile`` merges them (Snakemake's own message for one that
+    does not parse names no line; this one does). Prints each problem; 1 if any."""
     from . import schema, views
     from .config import ConfigError, check_config, duplicate_keys, load_yaml
     from .costs import load_costs, over_limits
@@ -157,6 +169,9 @@ def check_all(config_path, registry) -> int:
     try:
         config = load_yaml(config_path)
         found += duplicate_keys(config_path)
+        for overlay in overlays:
+            config = _overlaid(config, load_yaml(overlay) or {})
+            found += duplicate_keys(overlay)
         check_config(config, schema.CONFIG_SCHEMA)
     except ConfigError as err:  # a YAML error names its file, line and column
         found += str(err).splitlines()[1:] or [str(err)]
@@ -456,13 +471,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="check declarations, config, figure settings and registry before computing anything",
     )
     p_ck.add_argument("--registry", default="config/claims")
+    p_ck.add_argument(
+        "--configfile",
+        nargs="+",
+        default=[],
+        help="files merged over --config, as snakemake --configfile merges them",
+    )
     args = parser.parse_args(argv)
     setup_logging()
 
     if args.command == "schema":
         return write_schema(check_only=args.check)
     if args.command == "check":
-        return check_all(args.config, args.registry)
+        return check_all(args.config, args.registry, args.configfile)
 
     if args.command == "list":
         from . import views

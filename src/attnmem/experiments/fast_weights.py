@@ -953,6 +953,26 @@ def cache_crossover(d_model: int, layers: int) -> dict:
             "store_dim",
             "max_pairs",
         ),
+        # decay_error_closed grows with the age; sum_{b<n} g^2b in closed form (no range)
+        require(
+            "(1 - gamma_check ** (age_pairs - 1)) ** 2 + ((age_pairs if gamma_check == 1 else"
+            " (1 - gamma_check ** (2 * age_pairs)) / (1 - gamma_check**2))"
+            " - gamma_check ** (2 * (age_pairs - 1))) / age_dim > 1",
+            "the decayed store's error at gamma_check must pass 1 within age_pairs ages (the "
+            "crossing is an output): raise age_pairs or lower age_dim",
+            "age_dim",
+            "age_pairs",
+            "gamma_check",
+        ),
+        require(
+            "((age_pairs if gamma_check == 1 else (1 - gamma_check ** (2 * age_pairs))"
+            " / (1 - gamma_check**2)) - 1) / age_dim < 1",
+            "the decayed store's error at age 0 must be below 1 (the last age below 1 is an "
+            "output): raise age_dim",
+            "age_dim",
+            "age_pairs",
+            "gamma_check",
+        ),
     ),
     outputs=(
         Output("state_numbers", "numbers a linear state holds", "numbers"),

@@ -19,7 +19,7 @@ import math
 import numpy as np
 from scipy import integrate, special
 
-from ..spec import Output, experiment, integer, ints, seeds
+from ..spec import Output, experiment, integer, ints, require, seeds
 
 SCORES = ("linear", "relu", "relu2", "relu3")
 POWERS = (1, 2, 3, 4)
@@ -186,6 +186,14 @@ def hebbian_prefix_isr2(keys_s: np.ndarray, values: np.ndarray, d: int) -> np.nd
         "m_min": integer(min=2),
         "m_max": integer(min=2),
     },
+    constraints=(
+        require(
+            "m_over_d >= 2",
+            "the linear read is measured with up to 2 d pairs stored (HEBBIAN_LOADS), which a "
+            "full memory of m_over_d d + 1 pairs holds only for m_over_d >= 2",
+            "m_over_d",
+        ),
+    ),
     outputs=(
         Output("mc_moment", "Monte Carlo mean of s^2p", dims=("p",)),
         Output("mc_moment_gap", "Monte Carlo mean of s^2p over the Beta moment, - 1", dims=("p",)),
