@@ -23,7 +23,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib import cbook  # noqa: E402
 from matplotlib.collections import LineCollection, PathCollection  # noqa: E402
-from matplotlib.colors import to_hex, to_rgba  # noqa: E402
+from matplotlib.colors import to_hex, to_rgba, to_rgba_array  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
 # The colour code and the type sizes are the palette's, shared with the interactive pages; the
@@ -554,21 +554,37 @@ def misplaced_end_labels(fig) -> list[str]:
 
 def _draws(artist, box) -> bool:
     """Whether an artist of an axes puts ink inside the axes's box ``box`` (display pixels):
-    a bar of zero height or a line with no finite point draws nothing."""
+    a bar of zero height, a line with no finite point or an empty collection draws nothing; a
+    line is ink along its length (a flat one too), a marker at its point."""
     if not artist.get_visible():
         return False
     try:
         ext = artist.get_window_extent()
     except (AttributeError, TypeError, ValueError, NotImplementedError):
         return True
-    if not np.isfinite(ext.get_points()).all():
+    points = ext.get_points()
+    if not np.isfinite(points).all() or (abs(points) > 1e7).any():
         return True  # a line across the whole view (axhline) reports an odd extent
-    line = hasattr(artist, "get_xydata")  # a Line2D: a point with a marker is ink too
-    if ext.width < 0.5 and ext.height < 0.5 and not line:
+    if ext.x1 < box.x0 or ext.x0 > box.x1 or ext.y1 < box.y0 or ext.y0 > box.y1:
         return False
-    if line and ext.width < 0.5 and ext.height < 0.5:
-        return artist.get_marker() not in (None, "None", " ", "") and len(artist.get_xydata())
-    return ext.x1 > box.x0 and ext.x0 < box.x1 and ext.y1 > box.y0 and ext.y0 < box.y1
+    wide, tall = ext.width >= 0.5, ext.height >= 0.5
+    if hasattr(artist, "get_xydata"):  # a Line2D
+        marker = artist.get_marker() not in (None, "None", " ", "", ",")
+        stroke = artist.get_linestyle() not in ("None", " ", "") and artist.get_linewidth() > 0
+        return bool((stroke and (wide or tall)) or (marker and len(artist.get_xydata())))
+    if hasattr(artist, "get_edgecolor") and hasattr(artist, "get_linewidth"):  # a patch
+        edge = np.atleast_2d(to_rgba_array(artist.get_edgecolor()))
+        stroked = np.max(artist.get_linewidth()) > 0 and (edge[:, 3] > 0).any()
+        return bool((wide and tall) or (stroked and (wide or tall)))
+    return bool(wide or tall)
+
+
+def _panel(ax, k: int) -> str:
+    """A panel's name in a sentence: its title (lines joined), else its place among the axes."""
+    for loc in ("center", "left", "right"):
+        if ax.get_title(loc).strip():
+            return _name(ax.title if loc == "center" else getattr(ax, f"_{loc}_title"))
+    return repr(f"axes {k + 1}")
 
 
 def empty_axes(fig) -> list[str]:
@@ -583,8 +599,7 @@ def empty_axes(fig) -> list[str]:
         box = ax.get_window_extent()
         artists = [*ax.lines, *ax.patches, *ax.collections, *ax.images, *ax.texts, *ax.tables]
         if not any(_draws(a, box) for a in artists):
-            title = ax.get_title() or ax.get_title("left") or f"axes {k + 1}"
-            found.append(f"panel {title!r} has nothing drawn in it")
+            found.append(f"panel {_panel(ax, k)} has nothing drawn in it")
     return found
 
 
@@ -655,13 +670,13 @@ def bare_heat_maps(fig) -> list[str]:
         maps = _heat_maps(ax)
         if not maps or hasattr(ax, "_colorbar"):
             continue
-        title = ax.get_title() or ax.get_title("left") or f"axes {k + 1}"
+        title = _panel(ax, k)
         for image in maps:
             if _scale_of(image) not in scales and not _cells_printed(ax, image):
-                found.append(f"heat map {title!r} has no colour bar")
+                found.append(f"heat map {title} has no colour bar")
                 break
         if ax.axison:
             missing = [w for w in ("x", "y") if not _titled(ax, fig, w)]
             if missing:
-                found.append(f"heat map {title!r} has no {' or '.join(missing)} axis title")
+                found.append(f"heat map {title} has no {' or '.join(missing)} axis title")
     return found
