@@ -305,7 +305,7 @@ def _marks(ax) -> list[tuple[str, np.ndarray, float, np.ndarray]]:
     for line in ax.lines:
         if not line.get_visible():
             continue
-        x, y = np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)
+        x, y = np.asarray(line.get_xydata(), float).T  # converted: categories as numbers
         points = line.get_transform().transform(np.column_stack([x, y]))
         style = line.get_drawstyle()
         if style not in (None, "default"):
@@ -480,7 +480,7 @@ def _line_ends(ax) -> list[tuple[object, np.ndarray]]:
     for line in ax.lines:
         if not line.get_visible() or line.get_linestyle() in ("None", " ", ""):
             continue
-        x, y = np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)
+        x, y = np.asarray(line.get_xydata(), float).T
         finite = np.isfinite(x) & np.isfinite(y)
         if finite.sum() < 2:
             continue
@@ -658,11 +658,18 @@ def _titled(ax, fig, which: str) -> bool:
     return False
 
 
+def _ticked(ax, which: str) -> bool:
+    """Whether an axis of an axes shows tick labels (what its rows or columns are)."""
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    return any(t.get_visible() and t.get_text().strip() for t in axis.get_ticklabels())
+
+
 def bare_heat_maps(fig) -> list[str]:
     """Heat maps (images, colour meshes) a reader cannot read: without a colour bar for their
-    colour scale (one of the figure's colour bars with the same map and limits counts, unless
-    every cell prints its value), or, on framed axes, without a title on each axis (its own or
-    one shared by its row or column)."""
+    colour scale (any colour bar of the figure with the same map and limits; none is needed
+    where every cell prints its value), or without a title on an axis that has tick labels (its own
+    or one shared by its row or column of panels): ticks say where a row or column is, the
+    title what they are. A matrix drawn without ticks reads as a matrix and needs no title."""
     found = []
     bars = [a._colorbar.mappable for a in fig.axes if hasattr(a, "_colorbar")]
     scales = {_scale_of(m) for m in bars}
@@ -676,7 +683,7 @@ def bare_heat_maps(fig) -> list[str]:
                 found.append(f"heat map {title} has no colour bar")
                 break
         if ax.axison:
-            missing = [w for w in ("x", "y") if not _titled(ax, fig, w)]
+            missing = [w for w in ("x", "y") if _ticked(ax, w) and not _titled(ax, fig, w)]
             if missing:
                 found.append(f"heat map {title} has no {' or '.join(missing)} axis title")
     return found
