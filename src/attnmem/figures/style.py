@@ -474,8 +474,8 @@ END_REACH_PX = 40.0  # a text starting this far right of a line's last point lab
 
 
 def _line_ends(ax) -> list[tuple[object, np.ndarray]]:
-    """The drawn lines of an axes (a line style, two finite points or more) with the display
-    position of their last finite point."""
+    """The drawn lines of an axes (a line style, two finite points or more, not vertical) with
+    the display position of their rightmost finite point."""
     out = []
     for line in ax.lines:
         if not line.get_visible() or line.get_linestyle() in ("None", " ", ""):
@@ -485,6 +485,8 @@ def _line_ends(ax) -> list[tuple[object, np.ndarray]]:
         if finite.sum() < 2:
             continue
         points = line.get_transform().transform(np.column_stack([x[finite], y[finite]]))
+        if np.ptp(points[:, 0]) < 1:  # a vertical line (a marked value) has no end to label
+            continue
         out.append((line, points[np.argmax(points[:, 0])]))
     return out
 
@@ -637,8 +639,9 @@ def _cells_printed(ax, image) -> bool:
 
 
 def _titled(ax, fig, which: str) -> bool:
-    """Whether an axes's x (or y) axis has a title: its own, that of another axes in the same
-    column (row) of the figure, or the figure's shared one (supxlabel, supylabel)."""
+    """Whether an axes's x (or y) axis has a title: its own, that of an axes below it in its
+    column (to its left in its row) of the figure, or the figure's shared one (supxlabel,
+    supylabel)."""
     sup = getattr(fig, f"_sup{which}label", None)
     if sup is not None and sup.get_text().strip():
         return True
@@ -647,10 +650,10 @@ def _titled(ax, fig, which: str) -> bool:
         if not other.get_visible() or not other.axison:
             continue
         pos = other.get_position()
-        same = (
-            min(own.x1, pos.x1) > max(own.x0, pos.x0)
+        same = (  # below it in its column, or to its left in its row, where a shared title is
+            min(own.x1, pos.x1) > max(own.x0, pos.x0) and pos.y0 <= own.y0
             if which == "x"
-            else min(own.y1, pos.y1) > max(own.y0, pos.y0)
+            else min(own.y1, pos.y1) > max(own.y0, pos.y0) and pos.x0 <= own.x0
         )
         label = other.get_xlabel() if which == "x" else other.get_ylabel()
         if same and label.strip():
