@@ -247,6 +247,21 @@ def test_a_line_end_label_is_paired_by_colour_before_order():
     plt.close(fig)
 
 
+def test_a_label_beside_a_vertical_marker_line_is_not_a_line_end_label():
+    """one-head-two-criteria: a grey label to the right of a dotted vertical line that marks a
+    value, where two curves also end, names the vertical line, not a curve's end."""
+    style.apply()
+    fig, ax = plt.subplots(figsize=(4, 3))
+    x = np.arange(11.0)
+    ax.plot(x, 1 - x / 20, "o-", color=style.OBSERVED, label="outer product")
+    ax.plot(x, 1 - x / 30, "o-", color=style.STORED, label="least squares")
+    ax.axvline(10, color=style.GREY, ls=":")
+    ax.text(10.1, 0.7, "n=1161", color=style.GREY, fontsize=style.SMALL)
+    fig.draw_without_rendering()
+    assert style.misplaced_end_labels(fig) == []
+    plt.close(fig)
+
+
 def test_a_panel_with_nothing_drawn_is_found():
     """C4-block-diagram before the fix: a panel of bars that are all zero looks blank; an axes
     turned off (a spacer) is not a panel, and one dot on the baseline is ink."""
