@@ -177,8 +177,8 @@ def render(
         parts.append(
             f"<figure id='{esc(fig['id'])}'{box}><h3>{esc(title)}</h3>"
             f"<div class='fid'>{esc(fig['id'])}{interactive}</div>"
-            f"<a href='{esc(full)}' class='zoom' title='open at full size'>"
-            f"<img src='{esc(src)}' alt='{esc(title)}'{size} loading='lazy'></a>"
+            f"<a href='{esc(full)}'><img src='{esc(src)}' alt='{esc(title)}'{size}"
+            " title='open at full size' loading='lazy'></a>"
             f"<figcaption>{esc(fig['caption'])}</figcaption>"
             f"{_links(spec, results, base, builders.get(fig['id']) if interactive else None)}"
             f"<p class='claims-of'>Claims: {links}</p></figure>"

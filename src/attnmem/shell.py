@@ -75,7 +75,7 @@ body.gallery{margin:1.5em}
   flex:1 1 var(--w,600px);max-width:100%}
 figure h3{margin:.2em 0} .fid{font-family:monospace;font-size:13px;color:#666}
 .gallery img{max-width:100%;height:auto;border:1px solid #eee;display:block}
-.gallery a.zoom{cursor:zoom-in;display:inline-block;max-width:100%}
+.gallery figure>a{cursor:zoom-in;display:inline-block;max-width:100%}
 figcaption{margin-top:.5em;line-height:1.4;max-width:75em}
 .links,.claims-of{font-size:13px;color:#444;margin:.3em 0}
 .links a,.claims-of a{margin-right:.6em}
