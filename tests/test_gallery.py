@@ -118,8 +118,9 @@ WIDTHS = (435, 700, 1100, 1518, 2087)
 
 
 def _sized_gallery(tmp_path):
-    """A gallery of five declared figures of one note, in gallery order, whose PNGs are blank pictures of WIDTHS, the first
-    with an interactive page; returns the page and {figure id: PNG width}."""
+    """A gallery of five declared figures of one note, in gallery order, whose PNGs are blank
+    pictures of WIDTHS, the first with an interactive page; returns the page and {figure id:
+    PNG width}."""
     from PIL import Image
 
     figures_dir, results = tmp_path / "figures", tmp_path / "results"
