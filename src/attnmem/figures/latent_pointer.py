@@ -321,7 +321,7 @@ def equivariance_strips(cubes, model_width):
             if k == 0:
                 ax.set_ylabel(f"positions: {code}", fontsize=style.SMALL)
             if r == len(ds["code"]) - 1:
-                ax.set_xlabel(f"feature (1 to {model_width})", fontsize=style.SMALL)
+                ax.set_xlabel(f"feature, 1 to {model_width}", fontsize=style.SMALL)
     fig.colorbar(strips, ax=axes, label="output value", shrink=0.8)
     fig.suptitle(
         f"output rows ({model_width} features, colour = sign and size) follow their tokens; "
