@@ -166,9 +166,9 @@ def claims_rows(pipeline) -> dict[str, dict]:
         return {row["id"]: row for row in csv.DictReader(fh)}
 
 
-def browser_probe(page: Path, tmp_path: Path) -> dict:
-    """Open ``page`` in Debian's headless Chromium at 1400 px, let its scripts run, and return
-    the JSON its probe script wrote into ``<pre id="probe">`` (Chromium dumps the DOM). Skips
+def browser_probe(page: Path, tmp_path: Path, width: int = 1400) -> dict:
+    """Open ``page`` in Debian's headless Chromium ``width`` px wide, let its scripts run, and
+    return the JSON its probe script wrote into ``<pre id="probe">`` (Chromium dumps the DOM). Skips
     with a message when there is no Chromium, and fails in CI or with ATTNMEM_REQUIRE_BROWSER,
     where ``.ci/run`` installs it."""
     import html
@@ -185,7 +185,7 @@ def browser_probe(page: Path, tmp_path: Path) -> dict:
         pytest.skip("no Chromium: `apt-get install chromium` enables the browser test")
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"]
     flags += ["--disable-background-networking", "--disable-component-update", "--disable-sync"]
-    flags += [f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,900"]
+    flags += [f"--user-data-dir={tmp_path / 'profile'}", f"--window-size={width},900"]
     flags += ["--virtual-time-budget=20000", "--dump-dom"]
     proc = subprocess.run([exe, *flags, page.as_uri()], capture_output=True, text=True, timeout=120)
     found = re.search(r"<pre id=\"probe\">(.*?)</pre>", proc.stdout, re.S)

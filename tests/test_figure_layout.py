@@ -202,6 +202,117 @@ def test_spread_keeps_order_and_leaves_lonely_labels_alone():
     assert np.isclose(placed[:5].mean(), np.mean([62.0, 59.0, 57.5, 57.0, 56.5]))
 
 
+def test_a_line_end_label_beside_another_line_is_found():
+    """A1 before the fix: labels spread so far from the line ends that one sits beside another
+    line; the same lines with their labels at their own ends pass."""
+    style.apply()
+    for shift, expected in (
+        (0.9, ["end label 'N=1' is nearer a grey line than its own line"]),
+        (0, []),
+    ):
+        fig, ax = plt.subplots(figsize=(4, 3))
+        x = np.arange(11.0)
+        for k in range(3):
+            ax.plot(x, x + 3 * k, color=style.GREY)
+            ax.text(
+                10.3,
+                10 + 3 * k + (shift * 3 if k == 1 else 0),
+                f"N={k}",
+                va="center",
+                color=style.GREY,
+                fontsize=style.SMALL,
+            )
+        fig.draw_without_rendering()
+        found = style.misplaced_end_labels(fig)
+        assert [f.split(" (")[0] for f in found] == expected, found
+        assert set(found) <= set(style.problems(fig))
+        plt.close(fig)
+
+
+def test_a_line_end_label_is_paired_by_colour_before_order():
+    """A copper label set at the level of a grey line's end is out of place though its rank
+    among all labels is its own line's."""
+    style.apply()
+    fig, ax = plt.subplots(figsize=(4, 3))
+    x = np.arange(11.0)
+    ax.plot(x, x, color=style.GREY)
+    ax.plot(x, x + 6, color=style.QUERY, label="N = 8")
+    ax.plot(x, x + 12, color=style.GREY)
+    ax.text(10.3, 10, "N=4", color=style.GREY, va="center", fontsize=style.SMALL)
+    ax.text(10.3, 21.5, "N=8", color=style.QUERY, va="center", fontsize=style.SMALL)
+    ax.text(10.3, 22.5, "N=16", color=style.GREY, va="center", fontsize=style.SMALL)
+    fig.draw_without_rendering()
+    found = style.misplaced_end_labels(fig)
+    assert len(found) == 1 and found[0].startswith("end label 'N=8' is nearer a grey line"), found
+    plt.close(fig)
+
+
+def test_a_label_beside_a_vertical_marker_line_is_not_a_line_end_label():
+    """one-head-two-criteria: a grey label to the right of a dotted vertical line that marks a
+    value, where two curves also end, names the vertical line, not a curve's end."""
+    style.apply()
+    fig, ax = plt.subplots(figsize=(4, 3))
+    x = np.arange(11.0)
+    ax.plot(x, 1 - x / 20, "o-", color=style.OBSERVED, label="outer product")
+    ax.plot(x, 1 - x / 30, "o-", color=style.STORED, label="least squares")
+    ax.axvline(10, color=style.GREY, ls=":")
+    ax.text(10.1, 0.7, "n=1161", color=style.GREY, fontsize=style.SMALL)
+    fig.draw_without_rendering()
+    assert style.misplaced_end_labels(fig) == []
+    plt.close(fig)
+
+
+def test_a_panel_with_nothing_drawn_is_found():
+    """C4-block-diagram before the fix: a panel of bars that are all zero looks blank; an axes
+    turned off (a spacer) is not a panel, and one dot on the baseline is ink."""
+    style.apply()
+    fig, axes = plt.subplots(1, 3, figsize=(6, 2))
+    axes[0].bar(["a", "b"], [0.4, 0.7])
+    axes[1].bar(["a", "b"], [0.0, 0.0])
+    axes[1].set_ylim(-0.1, 1)  # the flat bars lie inside the panel: no area, no ink
+    axes[1].set_title("gate", fontsize=style.SMALL)
+    axes[2].axis("off")
+    fig.draw_without_rendering()
+    assert style.empty_axes(fig) == ["panel 'gate' has nothing drawn in it"]
+    axes[1].plot(["a", "b"], [0.0, 0.0], "o", clip_on=False)
+    fig.draw_without_rendering()
+    assert style.empty_axes(fig) == []
+    plt.close(fig)
+
+
+def test_a_heat_map_without_colour_bar_or_axis_titles_is_found():
+    """E2-trained-maps before the fix: images with tick labels only. A colour bar of the same
+    map and limits (shared by the panels) and axis titles on the panels' column and row
+    clear it; so does a value printed on every cell in place of the colour bar."""
+    style.apply()
+    data = np.arange(9.0).reshape(3, 3) / 8
+    fig, axes = plt.subplots(1, 2, figsize=(5, 2.5))
+    for ax in axes:
+        ax.imshow(data, cmap="Purples", vmin=0, vmax=1)
+    axes[1].pcolormesh(data, cmap="Purples", vmin=0, vmax=1)
+    axes[0].set_title("built", fontsize=style.SMALL)
+    found = style.bare_heat_maps(fig)
+    assert "heat map 'built' has no colour bar" in found
+    assert "heat map 'built' has no x or y axis title" in found
+    assert len(found) == 4, found
+    for ax in axes:
+        ax.set_xlabel("position read")
+    axes[0].set_ylabel("position asking")
+    fig.colorbar(axes[0].images[0], ax=axes, label="weight")
+    assert style.bare_heat_maps(fig) == []
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(3, 3))
+    ax.imshow(data, cmap="Purples", vmin=0, vmax=1)
+    ax.set_xlabel("key")
+    ax.set_ylabel("query")
+    assert style.bare_heat_maps(fig) == ["heat map 'axes 1' has no colour bar"]
+    for (i, j), v in np.ndenumerate(data):
+        ax.text(j, i, f"{v:.1f}", ha="center", va="center", fontsize=style.SMALL)
+    assert style.bare_heat_maps(fig) == []
+    plt.close(fig)
+
+
 # ----------------------------------------------------------------------------- every figure
 
 

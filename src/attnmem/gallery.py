@@ -42,6 +42,29 @@ filter();
 """
 
 
+def png_size(path: str | Path) -> tuple[int, int] | None:
+    """A PNG's width and height in pixels, read from its header; None when the file is not a
+    PNG (a stand-in, a figure not drawn yet)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(24)
+    except OSError:
+        return None
+    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
+        return None
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+def _sized(size: tuple[int, int] | None) -> tuple[str, str]:
+    """The figure's style (its image's width, the figure's width in the grid of figures) and the
+    image's size attributes: the browser shows a PNG at its own width, one pixel per CSS pixel
+    (its type then reads at the size it was drawn), narrower only where the page is."""
+    if size is None:
+        return "", ""
+    width, height = size
+    return f" style='--w:{width}px'", f" width='{width}' height='{height}'"
+
+
 def caption_text(rst: str) -> str:
     """The caption file's text as one paragraph (our captions are plain prose)."""
     return " ".join(line.strip() for line in rst.splitlines() if line.strip())
@@ -126,9 +149,9 @@ def render(
         doc = fig["id"].split("/")[0]
         if doc != current:
             parts.append(
-                ("</section>" if current else "") + f"<section class='doc' id='{esc(doc)}'>"
+                ("</div></section>" if current else "") + f"<section class='doc' id='{esc(doc)}'>"
             )
-            parts.append(f"<h2>{esc(doc)}</h2>")
+            parts.append(f"<h2>{esc(doc)}</h2><div class='figs'>")
             current = doc
         spec = declared.get(fig["id"])
         title = views.heading(spec.title if spec else "", fig["caption"])
@@ -150,16 +173,18 @@ def render(
                 f" <a class='interactive' href='{esc(page_href)}' title='{esc(handles)}'>"
                 "interactive</a>"
             )
+        box, size = _sized(png_size(fig["png"]))
         parts.append(
-            f"<figure id='{esc(fig['id'])}'><h3>{esc(title)}</h3>"
+            f"<figure id='{esc(fig['id'])}'{box}><h3>{esc(title)}</h3>"
             f"<div class='fid'>{esc(fig['id'])}{interactive}</div>"
-            f"<a href='{esc(full)}'><img src='{esc(src)}' alt='{esc(title)}' loading='lazy'></a>"
+            f"<a href='{esc(full)}'><img src='{esc(src)}' alt='{esc(title)}'{size}"
+            " title='open at full size' loading='lazy'></a>"
             f"<figcaption>{esc(fig['caption'])}</figcaption>"
             f"{_links(spec, results, base, builders.get(fig['id']) if interactive else None)}"
             f"<p class='claims-of'>Claims: {links}</p></figure>"
         )
     if current:
-        parts.append("</section>")
+        parts.append("</div></section>")
     parts.append(f"<script>{_SEARCH}</script>")
     text = "\n".join(parts)
     Path(out_path).write_text(text, encoding="utf-8")

@@ -59,7 +59,8 @@ body.claims{margin:1em}
 .claims details.errata{margin:.5em 0;font-size:13px}
 .claims details.errata summary{font-size:16px;cursor:pointer}
 /* the gallery */
-body.gallery{margin:1.5em;max-width:1100px}
+body.gallery{margin:1.5em}
+.gallery>p,.gallery .legend{max-width:1100px}
 .gallery header{position:sticky;top:0;background:#fff;padding:.4em 0;
   border-bottom:1px solid #ddd;z-index:1}
 #search{font-size:16px;padding:.35em .5em;width:28em;max-width:95%}
@@ -67,10 +68,15 @@ body.gallery{margin:1.5em;max-width:1100px}
 .legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.3em 1.4em;font-size:14px}
 .swatch{display:inline-block;width:2.2em;height:.9em;margin-right:.4em;vertical-align:middle;
   border-radius:2px}
-.gallery figure{margin:2em 0;border-top:1px solid #ddd;padding-top:1em}
+/* figures side by side where the page is wide enough, each as wide as its PNG (--w, one
+   pixel per CSS pixel) and narrower only where the page is narrower; a click opens it whole */
+.gallery .figs{display:flex;flex-wrap:wrap;gap:1em 2.5em;align-items:flex-start}
+.gallery figure{margin:1em 0;border-top:1px solid #ddd;padding-top:1em;min-width:0;
+  flex:1 1 var(--w,600px);max-width:100%}
 figure h3{margin:.2em 0} .fid{font-family:monospace;font-size:13px;color:#666}
-.gallery img{max-width:100%;border:1px solid #eee}
-figcaption{margin-top:.5em;line-height:1.4}
+.gallery img{max-width:100%;height:auto;border:1px solid #eee;display:block}
+.gallery figure>a{cursor:zoom-in;display:inline-block;max-width:100%}
+figcaption{margin-top:.5em;line-height:1.4;max-width:75em}
 .links,.claims-of{font-size:13px;color:#444;margin:.3em 0}
 .links a,.claims-of a{margin-right:.6em}
 a.interactive{font-weight:bold;color:var(--query)}

@@ -151,11 +151,11 @@ def rank_lift(cubes, example_n, example_d_k):
     betas = RANK_BETAS
     fig, axes = plt.subplots(1, len(betas) + 1, figsize=(15, 3.3), layout="constrained")
     s = ds["example_scores"].values
-    axes[0].imshow(s, cmap="Blues")
+    scores = axes[0].imshow(s, cmap="Blues")
     axes[0].set_title(f"scores Q K^T, rank {int(ds['score_rank_max'])}", fontsize=style.SMALL)
     for ax, b in zip(axes[1:], betas, strict=True):
         a = ds["example_attention"].sel(beta=b).values
-        ax.imshow(a, cmap="Purples", vmin=0, vmax=1)
+        weights = ax.imshow(a, cmap="Purples", vmin=0, vmax=1)
         rank = int(ds["example_attention_rank"].sel(beta=b))
         ax.set_title(
             f"A at β = {b:g}: rank {rank}",
@@ -173,6 +173,8 @@ def rank_lift(cubes, example_n, example_d_k):
         ax.grid(False)
         ax.set_xlabel("key j")
     axes[0].set_ylabel("query i")
+    fig.colorbar(scores, ax=axes[0], label="score", location="bottom", shrink=0.8)
+    fig.colorbar(weights, ax=axes[1:], label="attention weight", location="bottom", shrink=0.4)
     fig.suptitle(
         f"the softmax lifts a rank-2 score matrix (n = {example_n}, d_k = {example_d_k}) to a "
         "full-rank mixing pattern; at very large β rows turn one-hot and the rank falls"

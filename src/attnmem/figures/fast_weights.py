@@ -99,7 +99,8 @@ def two_readers(cubes):
     )
     S = ds["flo_state"].values
     lim = np.abs(S).max()
-    axes[0].imshow(S, cmap="PuOr_r", vmin=-lim, vmax=lim)
+    state = axes[0].imshow(S, cmap="PuOr_r", vmin=-lim, vmax=lim)
+    fig.colorbar(state, ax=axes[0], label="entry of the state", shrink=0.8)
     axes[0].set_title("state after 'thanked' (8 x 8)")
     axes[0].set_xlabel("key coordinate")
     axes[0].set_ylabel("value coordinate")

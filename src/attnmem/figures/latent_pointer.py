@@ -311,7 +311,7 @@ def equivariance_strips(cubes, model_width):
         for k in ds["swap"].values:
             ax = axes[r, k]
             rows = s.sel(code=code, swap=k).values
-            ax.imshow(rows, cmap="PuOr_r", vmin=-vmax, vmax=vmax, aspect="auto")
+            strips = ax.imshow(rows, cmap="PuOr_r", vmin=-vmax, vmax=vmax, aspect="auto")
             ax.set_yticks(range(4), ds["token"].values, fontsize=style.SMALL)
             ax.set_xticks([])
             ax.grid(False)
@@ -320,6 +320,9 @@ def equivariance_strips(cubes, model_width):
             ax.set_title(f"{k} swaps\ngaps Flo {gf:.2f}, Ann {ga:.2f}", fontsize=style.SMALL)
             if k == 0:
                 ax.set_ylabel(f"positions: {code}", fontsize=style.SMALL)
+            if r == len(ds["code"]) - 1:
+                ax.set_xlabel(f"feature, 1 to {model_width}", fontsize=style.SMALL)
+    fig.colorbar(strips, ax=axes, label="output value", shrink=0.8)
     fig.suptitle(
         f"output rows ({model_width} features, colour = sign and size) follow their tokens; "
         "with positions the copies differ",

@@ -113,7 +113,7 @@ def ruler_costs(cubes, names_N, ruler_rows_L, default_L):
     L = ds["L"].values
     ends = ds["sentence_nats"].isel(L=-1).values
     top = float(ds["sentence_nats"].max())
-    for n, y in zip(ds["N"].values, style.spread(ends, 0.045 * top), strict=True):
+    for n, y in zip(ds["N"].values, style.spread(ends, 0.04 * top), strict=True):
         is_default = n == n_names
         curve = ds["sentence_nats"].sel(N=n)
         right.plot(
@@ -123,13 +123,16 @@ def ruler_costs(cubes, names_N, ruler_rows_L, default_L):
             lw=2 if is_default else 0.8,
             label=f"N = {n_names}" if is_default else None,
         )
-        right.text(
-            L[-1] + 0.3,
-            y,
+        # the ends of the small N lie closer than a line of type: a thin leader joins each
+        # label to its own line's end, so that none reads as the label of its neighbour
+        right.annotate(
             f"N={n}",
+            (L[-1], float(curve[-1])),
+            (L[-1] + 1.2, y),
             fontsize=style.SMALL,
             va="center",
             color=style.QUERY if is_default else style.GREY,
+            arrowprops={"arrowstyle": "-", "color": style.GREY, "lw": 0.6, "shrinkA": 1},
         )
     cost3 = float(ds["sentence_nats"].sel(N=n_names, L=default_L))
     right.plot([default_L], [cost3], "o", color=style.QUERY)

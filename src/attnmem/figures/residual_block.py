@@ -213,8 +213,21 @@ def block_diagram(cubes, **block):
             )
         ):
             ax = axes[row, col]
-            ax.bar(NAMES, ds[f"{at}_{var}"].values, color=color)
-            ax.set_ylim(0, 1.05)
+            values = ds[f"{at}_{var}"].values
+            ax.bar(NAMES, values, color=color)
+            # a dot on every bar: a value of zero shows as a dot on the baseline, not a gap
+            ax.plot(NAMES, values, "o", color=color, ms=4, clip_on=False)
+            if not np.any(np.round(values, 2)):
+                ax.text(
+                    0.5,
+                    0.55,
+                    "0 for every name",
+                    transform=ax.transAxes,
+                    ha="center",
+                    fontsize=style.SMALL,
+                    color=style.GREY,
+                )
+            ax.set_ylim(-0.04, 1.05)
             ax.tick_params(axis="x", rotation=45, labelsize=style.SMALL)
             ax.set_title(f"at '{at}': {label}", fontsize=style.SMALL)
             if col == 0:

@@ -79,6 +79,7 @@ def three_matrices(cubes, printed_wq_3_1):
     _grid(axes[0, 0], ds["x"].values, "Blues", fmt="{:.2f}", rows=list(TOKEN_LABELS))
     axes[0, 0].set_title("typed numbers of each token", fontsize=style.SMALL)
     axes[0, 0].set_xlabel("slot (digit, year, count, sentence)", fontsize=style.SMALL)
+    axes[0, 0].set_ylabel("token", fontsize=style.SMALL)
     for ax, name, cmap in zip(
         axes[0, 1:], ("Wq", "Wk", "Wv"), ("Oranges", "Blues", "Purples"), strict=True
     ):
@@ -110,6 +111,7 @@ def three_matrices(cubes, printed_wq_3_1):
         _grid(ax, ds[name].values, cmap, rows=list(TOKEN_LABELS))
         ax.set_title(f"{label} of each token", fontsize=style.SMALL)
         ax.set_xlabel(f"{label} slot", fontsize=style.SMALL)
+    axes[1, 1].set_ylabel("token", fontsize=style.SMALL)
     fig.suptitle("every-word: four typed tokens through three stored matrices")
     return fig
 

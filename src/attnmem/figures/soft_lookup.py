@@ -139,6 +139,7 @@ def position_patch(cubes, patch_beta):
                 )
         ax.set_xticks(range(len(tokens)), tokens, fontsize=style.SMALL)
         ax.set_yticks(range(len(tokens)), tokens, fontsize=style.SMALL)
+        ax.set_xlabel("key (position order)")
         ax.grid(False)
         err = float(ds["order_error"].sel(strength=s, beta=patch_beta))
         ax.set_title(

@@ -1,6 +1,8 @@
 """One colour code and one look for every figure (the notes' roles, see DESIGN.md, Figures),
 and the checks that a drawn figure is readable: no text on text or under a plotted line, three
-type sizes, no two series told apart by a red-green hue alone.
+type sizes, no two series told apart by a red-green hue alone, no label at a line's end nearer
+another line than its own, no framed panel with nothing drawn in it, and no heat map without
+a colour bar or axis titles.
 
 The colours and sizes are `attnmem.palette`'s (chosen to stay apart for readers with red-green
 colour blindness), which the interactive pages read too.
@@ -21,7 +23,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib import cbook  # noqa: E402
 from matplotlib.collections import LineCollection, PathCollection  # noqa: E402
-from matplotlib.colors import to_hex, to_rgba  # noqa: E402
+from matplotlib.colors import to_hex, to_rgba, to_rgba_array  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
 # The colour code and the type sizes are the palette's, shared with the interactive pages; the
@@ -303,7 +305,7 @@ def _marks(ax) -> list[tuple[str, np.ndarray, float, np.ndarray]]:
     for line in ax.lines:
         if not line.get_visible():
             continue
-        x, y = np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)
+        x, y = np.asarray(line.get_xydata(), float).T  # converted: categories as numbers
         points = line.get_transform().transform(np.column_stack([x, y]))
         style = line.get_drawstyle()
         if style not in (None, "default"):
@@ -385,9 +387,11 @@ def _on_opaque_box(fig) -> set[int]:
 
 def problems(fig, drawn: list[Text] | None = None, boxes=None) -> list[str]:
     """Everything that makes a figure hard to read, one sentence each: text collisions,
-    red-against-green series, type sizes off the scale. Empty for a readable figure.
+    red-against-green series, type sizes off the scale, line-end labels beside the wrong line,
+    empty panels, heat maps without a scale or axis titles. Empty for a readable figure.
     ``drawn``, ``boxes``: see text_overlaps."""
     found = text_overlaps(fig, drawn, boxes) + hue_only_pairs(fig)
+    found += misplaced_end_labels(fig) + empty_axes(fig) + bare_heat_maps(fig)
     off = [size for size in font_sizes(fig) if size not in SIZES]
     if off:
         found.append(f"font sizes {off} are not among the style's {list(SIZES)}")
@@ -462,3 +466,227 @@ def hue_only_pairs(fig) -> list[str]:
             if hues == {"red", "green"} and same:
                 found.append(f"{a.get_label()!r} and {b.get_label()!r} differ by red/green only")
     return list(dict.fromkeys(found))
+
+
+# ----------------------------------------------------------------------------- what a panel shows
+
+END_REACH_PX = 40.0  # a text starting this far right of a line's last point labels that end
+
+
+def _line_ends(ax) -> list[tuple[object, np.ndarray]]:
+    """The drawn lines of an axes (a line style, two finite points or more, not vertical) with
+    the display position of their rightmost finite point."""
+    out = []
+    for line in ax.lines:
+        if not line.get_visible() or line.get_linestyle() in ("None", " ", ""):
+            continue
+        x, y = np.asarray(line.get_xydata(), float).T
+        finite = np.isfinite(x) & np.isfinite(y)
+        if finite.sum() < 2:
+            continue
+        points = line.get_transform().transform(np.column_stack([x[finite], y[finite]]))
+        if np.ptp(points[:, 0]) < 1:  # a vertical line (a marked value) has no end to label
+            continue
+        out.append((line, points[np.argmax(points[:, 0])]))
+    return out
+
+
+def _line_name(line) -> str:
+    label = line.get_label()
+    colour = f"{_colour_name(line.get_color())} line"
+    return f"the {colour} {label!r}" if not label.startswith("_") else f"a {colour}"
+
+
+def _own_line(text: Text, labels: list[Text], lines: list) -> object | None:
+    """The line a line-end label names: the one line of its colour, or the one whose legend
+    label it spells, or else, among the labels and lines of its colour, the one of the same
+    rank in drawing order (code that labels a series draws its line and its label together)."""
+    colour = to_hex(text.get_color())
+    same = [line for line in lines if to_hex(line.get_color()) == colour]
+    if len(same) == 1:
+        return same[0]
+    spelled = [line for line in lines if line.get_label().strip() == text.get_text().strip()]
+    if len(spelled) == 1:
+        return spelled[0]
+    peers = [t for t in labels if to_hex(t.get_color()) == colour]
+    if same and len(peers) == len(same):
+        return same[peers.index(text)]
+    return None
+
+
+def misplaced_end_labels(fig) -> list[str]:
+    """Labels set just past the ends of two or more lines (within END_REACH_PX of their last
+    points) that sit nearer another line's end than their own line's, vertically: a reader
+    pairs a label with the nearest line. A label joined to its point by an arrow is exempt."""
+    renderer = fig.canvas.get_renderer()
+    found = []
+    for ax in fig.axes:
+        ends = _line_ends(ax)
+        if len(ends) < 2:
+            continue
+        labels, reach = [], {}
+        for text in ax.texts:
+            if not text.get_visible() or not text.get_text().strip():
+                continue
+            if getattr(text, "arrow_patch", None) is not None:
+                continue
+            box = Text.get_window_extent(text, renderer)
+            near = [
+                (line, end) for line, end in ends if -TOUCH_PX <= box.x0 - end[0] <= END_REACH_PX
+            ]
+            if len(near) >= 2:
+                labels.append(text)
+                reach[id(text)] = (box, near)
+        for text in labels:
+            box, near = reach[id(text)]
+            lines = [line for line, _ in near]
+            own = _own_line(text, labels, lines)
+            if own is None:
+                continue
+            centre = (box.y0 + box.y1) / 2
+            gaps = {id(line): abs(end[1] - centre) for line, end in near}
+            nearest = min(near, key=lambda e: gaps[id(e[0])])[0]
+            if nearest is not own and gaps[id(own)] - gaps[id(nearest)] > TOUCH_PX:
+                found.append(
+                    f"end label {_name(text)} is nearer {_line_name(nearest)} than its own "
+                    f"line ({_line_name(own)})"
+                )
+    return list(dict.fromkeys(found))
+
+
+def _draws(artist, box) -> bool:
+    """Whether an artist of an axes puts ink inside the axes's box ``box`` (display pixels):
+    a bar of zero height, a line with no finite point or an empty collection draws nothing; a
+    line is ink along its length (a flat one too), a marker at its point."""
+    if not artist.get_visible():
+        return False
+    try:
+        ext = artist.get_window_extent()
+    except (AttributeError, TypeError, ValueError, NotImplementedError):
+        return True
+    points = ext.get_points()
+    if not np.isfinite(points).all() or (abs(points) > 1e7).any():
+        return True  # a line across the whole view (axhline) reports an odd extent
+    if ext.x1 < box.x0 or ext.x0 > box.x1 or ext.y1 < box.y0 or ext.y0 > box.y1:
+        return False
+    wide, tall = ext.width >= 0.5, ext.height >= 0.5
+    if hasattr(artist, "get_xydata"):  # a Line2D
+        marker = artist.get_marker() not in (None, "None", " ", "", ",")
+        stroke = artist.get_linestyle() not in ("None", " ", "") and artist.get_linewidth() > 0
+        return bool((stroke and (wide or tall)) or (marker and len(artist.get_xydata())))
+    if hasattr(artist, "get_edgecolor") and hasattr(artist, "get_linewidth"):  # a patch
+        edge = np.atleast_2d(to_rgba_array(artist.get_edgecolor()))
+        stroked = np.max(artist.get_linewidth()) > 0 and (edge[:, 3] > 0).any()
+        return bool((wide and tall) or (stroked and (wide or tall)))
+    return bool(wide or tall)
+
+
+def _panel(ax, k: int) -> str:
+    """A panel's name in a sentence: its title (lines joined), else its place among the axes."""
+    for loc in ("center", "left", "right"):
+        if ax.get_title(loc).strip():
+            return _name(ax.title if loc == "center" else getattr(ax, f"_{loc}_title"))
+    return repr(f"axes {k + 1}")
+
+
+def empty_axes(fig) -> list[str]:
+    """Framed axes (with their axis lines and ticks on) in which nothing is drawn: no line,
+    patch, collection, image or text that leaves ink inside them. A panel of bars that are all
+    zero is one: it looks like a panel left blank."""
+    found = []
+    colour_bars = {id(a) for a in fig.axes if hasattr(a, "_colorbar")}
+    for k, ax in enumerate(fig.axes):
+        if not ax.get_visible() or not ax.axison or id(ax) in colour_bars:
+            continue
+        box = ax.get_window_extent()
+        artists = [*ax.lines, *ax.patches, *ax.collections, *ax.images, *ax.texts, *ax.tables]
+        if not any(_draws(a, box) for a in artists):
+            found.append(f"panel {_panel(ax, k)} has nothing drawn in it")
+    return found
+
+
+def _heat_maps(ax) -> list:
+    """The images and colour meshes of an axes."""
+    from matplotlib.collections import QuadMesh
+    from matplotlib.image import AxesImage
+
+    return [
+        a
+        for a in (*ax.images, *ax.collections)
+        if isinstance(a, (AxesImage, QuadMesh)) and a.get_visible()
+    ]
+
+
+def _scale_of(mappable) -> tuple:
+    norm = mappable.norm
+    return (mappable.get_cmap().name, type(norm).__name__, norm.vmin, norm.vmax)
+
+
+def _cells_printed(ax, image) -> bool:
+    """Whether every cell of a heat map carries a text (its value printed on it), which makes
+    a colour bar redundant."""
+    shape = np.shape(image.get_array())[:2]
+    cells = int(np.prod(shape)) if len(shape) == 2 else 0
+    if not cells:
+        return False
+    box = image.get_window_extent()
+    inside = 0
+    for text in ax.texts:
+        if text.get_visible() and text.get_text().strip():
+            x, y = text.get_transform().transform(text.get_position())
+            inside += box.x0 <= x <= box.x1 and box.y0 <= y <= box.y1
+    return inside >= cells
+
+
+def _titled(ax, fig, which: str) -> bool:
+    """Whether an axes's x (or y) axis has a title: its own, that of an axes below it in its
+    column (to its left in its row) of the figure, or the figure's shared one (supxlabel,
+    supylabel)."""
+    sup = getattr(fig, f"_sup{which}label", None)
+    if sup is not None and sup.get_text().strip():
+        return True
+    own = ax.get_position()
+    for other in fig.axes:
+        if not other.get_visible() or not other.axison:
+            continue
+        pos = other.get_position()
+        same = (  # below it in its column, or to its left in its row, where a shared title is
+            min(own.x1, pos.x1) > max(own.x0, pos.x0) and pos.y0 <= own.y0
+            if which == "x"
+            else min(own.y1, pos.y1) > max(own.y0, pos.y0) and pos.x0 <= own.x0
+        )
+        label = other.get_xlabel() if which == "x" else other.get_ylabel()
+        if same and label.strip():
+            return True
+    return False
+
+
+def _ticked(ax, which: str) -> bool:
+    """Whether an axis of an axes shows tick labels (what its rows or columns are)."""
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    return any(t.get_visible() and t.get_text().strip() for t in axis.get_ticklabels())
+
+
+def bare_heat_maps(fig) -> list[str]:
+    """Heat maps (images, colour meshes) a reader cannot read: without a colour bar for their
+    colour scale (any colour bar of the figure with the same map and limits; none is needed
+    where every cell prints its value), or without a title on an axis that has tick labels (its own
+    or one shared by its row or column of panels): ticks say where a row or column is, the
+    title what they are. A matrix drawn without ticks reads as a matrix and needs no title."""
+    found = []
+    bars = [a._colorbar.mappable for a in fig.axes if hasattr(a, "_colorbar")]
+    scales = {_scale_of(m) for m in bars}
+    for k, ax in enumerate(fig.axes):
+        maps = _heat_maps(ax)
+        if not maps or hasattr(ax, "_colorbar"):
+            continue
+        title = _panel(ax, k)
+        for image in maps:
+            if _scale_of(image) not in scales and not _cells_printed(ax, image):
+                found.append(f"heat map {title} has no colour bar")
+                break
+        if ax.axison:
+            missing = [w for w in ("x", "y") if _ticked(ax, w) and not _titled(ax, fig, w)]
+            if missing:
+                found.append(f"heat map {title} has no {' or '.join(missing)} axis title")
+    return found

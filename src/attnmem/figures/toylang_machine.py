@@ -236,6 +236,7 @@ def attention_maps(cubes, map_L, map_betas):
     grid = fig.add_gridspec(3, 3, width_ratios=(1, 1, 0.9))
     ids = tm.word_ids(N)
     vocab = tm.vocabulary(N)
+    maps = []
     for r, beta in enumerate(map_betas):
         d = ds.sel(beta=beta, L=map_L, layout="plain")
         tokens = d["token"].values
@@ -250,8 +251,9 @@ def attention_maps(cubes, map_L, map_betas):
                 for t, w in zip(keep, labels, strict=True)
             ]
             ax = fig.add_subplot(grid[r, layer - 1])
+            maps.append(ax)
             shown = np.where(np.tril(np.ones_like(merged)) > 0, merged, np.nan)
-            ax.imshow(shown, cmap="Purples", vmin=0, vmax=1)
+            image = ax.imshow(shown, cmap="Purples", vmin=0, vmax=1)
             for i in range(len(keep)):
                 for j in range(i + 1):
                     if merged[i, j] >= 0.15:
@@ -282,6 +284,8 @@ def attention_maps(cubes, map_L, map_betas):
             ax.set_title(title, fontsize=style.SMALL)
             ax.set_xlabel("position looked at")
             ax.set_ylabel("position asking")
+    # the weights under 0.15 are not printed: the colour bar reads them
+    fig.colorbar(image, ax=maps, label="attention weight", location="bottom", shrink=0.5)
     side = fig.add_subplot(grid[:, 2])
     looks = zip((style.RESULT, style.STORED, style.LIMIT), "os^", strict=True)
     for beta, (color, marker) in zip(map_betas, looks, strict=True):  # a marker per beta

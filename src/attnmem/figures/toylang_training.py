@@ -88,7 +88,7 @@ def trained_maps(cubes):
     ticks = np.arange(len(labels))
     for layer in range(2):
         ax = axes[0, layer]
-        ax.imshow(d["built_attention"].isel(layer=layer), cmap="Purples", vmin=0, vmax=1)
+        shown = ax.imshow(d["built_attention"].isel(layer=layer), cmap="Purples", vmin=0, vmax=1)
         ax.set_title(f"built, layer {layer + 1}", fontsize=style.NORMAL)
         for h in range(heads):
             ax = axes[1 + h, layer]
@@ -105,4 +105,9 @@ def trained_maps(cubes):
     for ax in axes.ravel():
         ax.set_xticks(ticks, labels, rotation=90, fontsize=style.SMALL)
         ax.set_yticks(ticks, labels, fontsize=style.SMALL)
+    for ax in axes[-1]:
+        ax.set_xlabel("position read (key)")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("position asking (query)")
+    fig.colorbar(shown, ax=axes, label="attention weight", shrink=0.5)
     return fig
