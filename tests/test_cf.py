@@ -17,7 +17,14 @@ import xarray as xr
 from conftest import ROOT
 
 from attnmem.config import load_yaml
-from attnmem.cube import UDUNITS_UNITS, is_flag, read_cube, run_experiment, write_cube
+from attnmem.cube import (
+    UDUNITS_OF,
+    UDUNITS_UNITS,
+    is_flag,
+    read_cube,
+    run_experiment,
+    write_cube,
+)
 from attnmem.experiments import registry
 
 EXPERIMENTS = registry()
@@ -165,8 +172,11 @@ def test_flags_hold_only_zero_and_one(pipeline):
 
 
 def test_the_units_table_is_what_udunits_parses():
-    """Declared units kept as they are parse in UDUNITS; the others do not (they are written
-    as "1" with the word in long_name)."""
+    """Declared units kept as they are parse in UDUNITS; those stored as another UDUNITS unit
+    (nats as scaled bits, MB as Mbyte) convert to it as meant; every other declared word is a
+    count UDUNITS does not parse (stored as "1", the long_name says what is counted)."""
+    import math
+
     import cf_units
 
     def parses(unit):
@@ -177,8 +187,11 @@ def test_the_units_table_is_what_udunits_parses():
         return True
 
     declared = {out.units for exp in EXPERIMENTS.values() for out in exp.outputs}
-    assert all(parses(u) for u in UDUNITS_UNITS)
-    assert [u for u in sorted(declared - UDUNITS_UNITS) if parses(u)] == []
+    assert all(parses(u) for u in UDUNITS_UNITS | set(UDUNITS_OF.values()))
+    assert math.isclose(cf_units.Unit(UDUNITS_OF["nats"]).convert(math.log(2), "bit"), 1.0)
+    assert math.isclose(cf_units.Unit(UDUNITS_OF["GB"]).convert(1, "Mbyte"), 1000.0)
+    counts = declared - UDUNITS_UNITS - set(UDUNITS_OF)
+    assert [u for u in sorted(counts) if parses(u)] == []
 
 
 def test_a_cube_round_trips_and_passes_the_checker(tmp_path):

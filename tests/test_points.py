@@ -138,8 +138,8 @@ def _edit_code(monkeypatch, which: str) -> None:
 
 
 def _new_numpy(monkeypatch) -> None:
-    versions = {**points.library_versions(), "numpy": "0.0-other"}
-    monkeypatch.setattr(points, "library_versions", lambda: versions)
+    versions = {**points.library_versions("score_scale"), "numpy": "0.0-other"}
+    monkeypatch.setattr(points, "library_versions", lambda name: versions)
 
 
 def test_a_job_removes_the_points_of_code_that_can_no_longer_be_used(tmp_path, monkeypatch):

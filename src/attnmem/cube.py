@@ -3,7 +3,8 @@
 Writing is atomic (a temporary file, then a rename), so an interrupted run leaves no cube.
 A cube on disk follows the CF-1.8 conventions, so generic netCDF tools and checkers read it;
 ``read_cube`` undoes the few storage choices CF forces (narrow integers, character arrays,
-units words) and gives back the Dataset as computed.
+flag attributes) and gives back the Dataset as computed, which already carries UDUNITS units
+and a description of every coordinate.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import xarray as xr
 
 from . import __version__, checksums
 from .grid import block_hash, expand_grid, point_rng, points
-from .sources import science_files
+from .sources import imported_libraries, installed_versions, science_files
 from .spec import Experiment, from_param
 
 log = logging.getLogger(__name__)
@@ -69,7 +70,7 @@ def gather(exp: Experiment, block: Mapping, global_seed: int, parts: list[xr.Dat
     ds = ds.sel({k: v for k, v in grid.items()})
     ds = ds[[out.name for out in exp.outputs]]
     for out in exp.outputs:
-        ds[out.name].attrs = {"long_name": out.long_name, "units": out.units}
+        ds[out.name].attrs = cf_attrs(out.long_name, out.units)
     _describe_coords(ds, exp)
     ds.attrs.update(provenance(exp, block, global_seed, grid))
     return ds
@@ -121,7 +122,7 @@ def labelled(exp: Experiment, grid: Mapping, params: Mapping, stacked: Mapping) 
     for out in exp.outputs:
         array = stacked[out.name].reshape(shape + stacked[out.name].shape[1:])
         data_vars[out.name] = xr.Variable(
-            tuple(grid) + out.dims, array, {"long_name": out.long_name, "units": out.units}
+            tuple(grid) + out.dims, array, cf_attrs(out.long_name, out.units)
         )
     coords = {k: np.asarray(v) for k, v in grid.items()}
     for out in exp.outputs:
@@ -136,31 +137,37 @@ def labelled(exp: Experiment, grid: Mapping, params: Mapping, stacked: Mapping) 
 
 
 def _describe_coords(ds: xr.Dataset, exp: Experiment) -> None:
-    """Give every coordinate a ``long_name`` and, when it is numeric, ``units`` "1" (the
-    declarations carry no units for grid keys or extra dims; text labels take none)."""
+    """Give every coordinate the ``long_name`` its declaration says and, when it is numeric,
+    its declared ``units`` (text labels take none)."""
     for name in ds.coords:
-        attrs = {"long_name": _coord_long_name(exp, name)}
+        long_name, units = coord_description(exp, name)
+        attrs = {"long_name": long_name}
         if ds[name].dtype.kind in "iuf":
-            attrs["units"] = "1"
+            attrs["units"] = units
         ds[name].attrs = attrs
 
 
-def _coord_long_name(exp: Experiment, dim: str) -> str:
-    """What a coordinate is, from the experiment's declaration of the key or dim."""
+SEED_WORDS = "replicate index (seeds the random draws of each grid point)"
+
+
+def coord_description(exp: Experiment, dim: str) -> tuple[str, str]:
+    """What a coordinate is and its units, from the experiment's declaration: the ``doc`` and
+    ``units`` of a grid key or of the list parameter an extra dim takes its values from, or the
+    ``coord`` declared for an extra dim. An undeclared dim gets its bare name (the cube test
+    refuses it)."""
     if dim in exp.grid:
-        param = exp.types.get(dim)
-        if param is not None and param.schema.get("$ref") == "#/$defs/seed_grid":
-            return "replicate index (seeds the random draws of each grid point)"
-        if param is not None and param.doc:
-            return param.doc
-        return f"{dim}, a grid key of experiment {exp.name}"
+        param = exp.types[dim]
+        if param.schema.get("$ref") == "#/$defs/seed_grid":
+            return param.doc or SEED_WORDS, "1"
+        return param.doc or dim, param.units
+    declared = exp.dims.get(dim)
     source = exp.coords.get(dim)
-    if isinstance(source, from_param):
-        doc = exp.types[source.param].doc if source.param in exp.types else ""
-        return f"{doc or 'values'} (parameter {source.param})"
-    if source is not None:
-        return f"{dim}, labels of an extra dim of experiment {exp.name}"
-    return f"index along {dim}"
+    if declared is not None:
+        return declared.long_name, declared.units
+    if isinstance(source, from_param) and source.param in exp.types:
+        param = exp.types[source.param]
+        return param.doc or dim, param.units
+    return dim, "1"
 
 
 def _extra_coords(exp: Experiment, params: Mapping) -> dict:
@@ -185,10 +192,8 @@ def _stack_padded(arrays: list[np.ndarray], ndim: int) -> np.ndarray:
 
 
 def provenance(exp: Experiment, block: Mapping, global_seed: int, grid: Mapping) -> dict:
-    """Global attributes that say where a cube came from (netCDF attrs: strings and numbers)."""
-    import netCDF4
-    import scipy
-
+    """Global attributes that say where a cube came from (netCDF attrs: strings and numbers);
+    ``library_versions`` names every library the science imports and those that write the cube."""
     return {
         "experiment": exp.name,
         "sections": "; ".join(exp.sections),
@@ -198,15 +203,19 @@ def provenance(exp: Experiment, block: Mapping, global_seed: int, grid: Mapping)
         "config_hash": block_hash(block, global_seed),
         "attnmem_version": __version__,
         "git_commit": git_commit(science_files(exp.name)),
-        "library_versions": json.dumps(
-            {
-                "numpy": np.__version__,
-                "scipy": scipy.__version__,
-                "xarray": xr.__version__,
-                "netCDF4": netCDF4.__version__,
-            }
-        ),
+        "library_versions": json.dumps(cube_libraries(exp.name)),
     }
+
+
+# The libraries that turn any science's values into a cube on disk (attnmem.cube itself).
+WRITERS = ("numpy", "xarray", "netCDF4")
+
+
+def cube_libraries(name: str) -> dict[str, str | None]:
+    """The version of every library a cube's values or file depend on: those the experiment's
+    science imports (attnmem.sources.imported_libraries: read from its modules' text, lazy
+    imports included) and the writers."""
+    return installed_versions(sorted({*WRITERS, *imported_libraries(name)}, key=str.lower))
 
 
 def git_commit(paths=(), root: str | Path | None = None) -> str:
@@ -231,11 +240,26 @@ def git_commit(paths=(), root: str | Path | None = None) -> str:
 
 CONVENTIONS = "CF-1.8"
 
-# Declared units that UDUNITS parses (tests/test_cf.py checks this table against cf_units, so
-# the cube on disk does not depend on whether that library is installed). Any other declared
-# unit is a count or an information measure CF has no unit for: it is written as "1", with the
-# word appended to long_name and kept in ``declared_units`` so that ``read_cube`` restores it.
+# How a declared unit is stored: the UDUNITS unit of the quantity where the declared word is
+# not one UDUNITS parses as meant. UDUNITS has no nat ("nat" parses as a nano-atmosphere), so a
+# quantity in nats is stored in bits scaled by 1/ln 2, which UDUNITS converts to bits exactly.
+UDUNITS_OF = {"nats": "1.4426950408889634 bit", "MB": "Mbyte", "GB": "Gbyte"}
+# Declared units that UDUNITS parses as meant, stored unchanged (tests/test_cf.py checks both
+# tables against cf_units, so the cube on disk does not depend on that library).
 UDUNITS_UNITS = frozenset({"1", "bits", "bytes", "degrees"})
+
+
+def cf_attrs(long_name: str, units: str) -> dict:
+    """The ``long_name`` and UDUNITS ``units`` of a declared output. Any other declared word
+    (tokens, pairs, multiply-adds) is a count, a pure number: units "1", and the long_name says
+    what is counted; a unit stored in another's terms (nats as bits) keeps its word in the
+    long_name."""
+    if units in UDUNITS_UNITS:
+        return {"long_name": long_name, "units": units}
+    if units in UDUNITS_OF:
+        return {"long_name": f"{long_name}, in {units}", "units": UDUNITS_OF[units]}
+    return {"long_name": f"{long_name}, counted in {units}", "units": "1"}
+
 
 # How a declaration says an output is a 0/1 flag: "1 if ...", "1 where ...", "... (0/1)",
 # "... (1 yes)" in a long_name with units "1". Such outputs get CF flag attributes.
@@ -264,8 +288,6 @@ def cf_encoded(ds: xr.Dataset) -> tuple[xr.Dataset, dict]:
     for name in out.data_vars:
         attrs = out[name].attrs
         units, long_name = attrs.get("units"), attrs.get("long_name", "")
-        if units is not None and units not in UDUNITS_UNITS:
-            attrs.update(long_name=f"{long_name}, in {units}", units="1", declared_units=units)
         if units is not None and is_flag(long_name, units):
             attrs.update(flag_values=np.array([0.0, 1.0]), flag_meanings="false true")
     for name in out.coords:
@@ -392,10 +414,6 @@ def cf_decoded(ds: xr.Dataset) -> xr.Dataset:
     ds = xr.Dataset(data_vars, coords=coords, attrs=ds.attrs)  # in the stored order
     for name in ds.data_vars:
         attrs = ds[name].attrs
-        units = attrs.pop("declared_units", None)
-        if units is not None:
-            attrs["units"] = units
-            attrs["long_name"] = attrs["long_name"].removesuffix(f", in {units}")
         if "flag_meanings" in attrs:
             del attrs["flag_values"], attrs["flag_meanings"]
     if ds.attrs.get("Conventions") == CONVENTIONS:

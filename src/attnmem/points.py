@@ -40,12 +40,11 @@ from pathlib import Path
 
 from .grid import expand_grid, point_rng
 from .logs import log
-from .sources import science_files
+from .sources import imported_libraries, installed_versions, science_files
 
 STORE = Path("results/points")  # relative to the working directory of the jobs
 CHUNK_SECONDS = 20.0  # a worker writes what it computed at least this often
 TASKS_PER_WORKER = 4  # the new points are dealt into this many tasks per worker (balance)
-LIBRARIES = ("numpy", "scipy", "torch")  # whose versions a point's values may depend on
 EXACT_COUNT_POINTS = 10**6  # grids larger than this are not expanded to count stored points
 WORKER_SECONDS = 15.0  # a script job asks for one thread (a worker process) per this much work
 
@@ -72,19 +71,13 @@ def _inside_package(path) -> str:
     return "/".join(parts[last + 1 :])
 
 
-@lru_cache(maxsize=1)
-def library_versions() -> dict[str, str | None]:
-    """The installed versions of the numerical libraries (None where absent), read from the
-    packages' metadata without importing them."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    out: dict[str, str | None] = {}
-    for name in LIBRARIES:
-        try:
-            out[name] = version(name)
-        except PackageNotFoundError:
-            out[name] = None
-    return out
+@lru_cache(maxsize=256)
+def library_versions(name: str) -> dict[str, str | None]:
+    """The installed versions of the libraries an experiment's points may depend on (None
+    where absent): numpy, which holds every value, and every library its science imports
+    (attnmem.sources.imported_libraries), read from the packages' metadata without importing
+    them."""
+    return installed_versions(sorted({"numpy", *imported_libraries(name)}, key=str.lower))
 
 
 def parameters(block: Mapping, grid_keys: Sequence[str]) -> dict:
@@ -100,7 +93,7 @@ def context(name: str, block: Mapping, grid_keys: Sequence[str], global_seed: in
         "params": parameters(block, grid_keys),
         "seed": int(global_seed),
         "code": code_hash(name),
-        "libraries": library_versions(),
+        "libraries": library_versions(name),
     }
 
 

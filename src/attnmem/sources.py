@@ -8,7 +8,9 @@ start, including a run with nothing to do. A test checks the scan against the im
 
 from __future__ import annotations
 
+import ast
 import re
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -78,3 +80,36 @@ def experiment_sources(directory: Path = EXPERIMENTS_DIR) -> dict[str, list[str]
 def science_files(name: str) -> list[str]:
     """Every file a cube's values depend on: its science's modules and the plumbing."""
     return experiment_sources().get(name, []) + [str(p) for p in PLUMBING]
+
+
+@lru_cache(maxsize=256)
+def imported_libraries(name: str) -> tuple[str, ...]:
+    """The third-party libraries (top-level import names) an experiment's science imports: every
+    ``import x`` and ``from x import ...`` of its modules, inside functions too (torch is
+    imported lazily), less the standard library and the package itself. Read from the modules'
+    text, so that a new import is named without a list kept by hand."""
+    found: set[str] = set()
+    for path in experiment_sources().get(name, []):
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found.add(node.module.split(".")[0])
+    own = {"attnmem", "__future__"}
+    return tuple(sorted(found - own - set(sys.stdlib_module_names), key=str.lower))
+
+
+def installed_versions(modules) -> dict[str, str | None]:
+    """The installed version of each library (by import name; None where absent), read from
+    the packages' metadata without importing them."""
+    from importlib.metadata import PackageNotFoundError, packages_distributions, version
+
+    out: dict[str, str | None] = {}
+    for module in modules:
+        try:
+            out[module] = version(module)
+        except PackageNotFoundError:
+            dists = packages_distributions().get(module, [])
+            out[module] = version(dists[0]) if dists else None
+    return out

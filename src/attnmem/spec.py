@@ -51,12 +51,16 @@ class Param:
     the mean over the grid's values (time) or the largest (memory)."""
 
     schema: Mapping
+    # What the key is, in words a reader of the cube understands (the long_name of its
+    # coordinate when it is a grid key, the description of the config key).
     doc: str = ""
     # How the work of every grid point grows with this value (training steps: True).
     work: bool | float = False
     # How the memory a grid point holds at once grows with this value (rows of random scores,
     # tokens of a sequence: True; a matrix of n x n scores: 2).
     memory: bool | float = False
+    # UDUNITS units of the key's values ("1": a count or a pure number).
+    units: str = "1"
 
     def described(self) -> dict:
         """The fragment with a description a user can act on: the meaning, then the bounds."""
@@ -90,12 +94,17 @@ def _number(kind: str, min=None, max=None, gt=None, lt=None, multiple_of=None) -
 
 
 def integer(
-    min=None, max=None, doc: str = "", work: bool | float = False, memory: bool | float = False
+    min=None,
+    max=None,
+    doc: str = "",
+    work: bool | float = False,
+    memory: bool | float = False,
+    units: str = "1",
 ) -> Param:
     """A scalar integer parameter, ``min <= value <= max`` (``max`` at most INT_MAX);
     ``work``: the cost of each grid point grows with it (True: in proportion; a number: as that
     power of it); ``memory``: so does the memory a point holds at once."""
-    return Param(_number("integer", min, max), doc, work, memory)
+    return Param(_number("integer", min, max), doc, work, memory, units)
 
 
 def real(
@@ -106,16 +115,18 @@ def real(
     doc: str = "",
     work: bool | float = False,
     memory: bool | float = False,
+    units: str = "1",
 ) -> Param:
     """A scalar real parameter with inclusive (min, max) or exclusive (gt, lt) bounds;
     ``work``/``memory`` as for ``integer`` (a step whose halving doubles a ladder: -1)."""
-    return Param(_number("number", min, max, gt, lt), doc, work, memory)
+    return Param(_number("number", min, max, gt, lt), doc, work, memory, units)
 
 
-def real_list(min=None, max=None, gt=None, lt=None, doc: str = "") -> Param:
+def real_list(min=None, max=None, gt=None, lt=None, doc: str = "", units: str = "1") -> Param:
     """A scalar parameter that is a list of distinct reals (a sweep inside one grid point)."""
     item = _number("number", min, max, gt, lt)
-    return Param({"type": "array", "minItems": 1, "uniqueItems": True, "items": item}, doc)
+    schema = {"type": "array", "minItems": 1, "uniqueItems": True, "items": item}
+    return Param(schema, doc, units=units)
 
 
 def int_list(
@@ -142,6 +153,7 @@ def ints(
     doc: str = "",
     work: bool | float = False,
     memory: bool | float = False,
+    units: str = "1",
 ) -> Param:
     """Distinct integers >= ``min`` (a grid, or with ``ranges=False`` also a list parameter):
     a list, or (``ranges``) ``{first, last[, step]}``. ``work``/``memory``: how a grid
@@ -150,23 +162,23 @@ def ints(
     plain = max is None and multiple_of is None
     if plain and ranges and min in (0, 1):
         kind = f"{'positive' if min else 'nonneg'}_int_grid"
-        return Param({"$ref": f"#/$defs/{kind}"}, doc, work, memory)
+        return Param({"$ref": f"#/$defs/{kind}"}, doc, work, memory, units)
     if plain and not ranges and min == 2:
-        return Param({"$ref": "#/$defs/names_grid"}, doc, work, memory)
+        return Param({"$ref": "#/$defs/names_grid"}, doc, work, memory, units)
     if ranges:
         raise ValueError("an integer grid with bounds other than min 0 or 1 takes ranges=False")
     item = _number("integer", min, max, multiple_of=multiple_of)
-    return Param(_array(item), doc, work, memory)
+    return Param(_array(item), doc, work, memory, units)
 
 
-def reals(min=None, max=None, gt=None, lt=None, doc: str = "") -> Param:
+def reals(min=None, max=None, gt=None, lt=None, doc: str = "", units: str = "1") -> Param:
     """A grid of distinct reals with the given bounds."""
     bounds = (min, max, gt, lt)
     if bounds == (None, None, 0, None):
-        return Param({"$ref": "#/$defs/positive_grid"}, doc)
+        return Param({"$ref": "#/$defs/positive_grid"}, doc, units=units)
     if bounds == (0, None, None, None):
-        return Param({"$ref": "#/$defs/nonneg_number_grid"}, doc)
-    return Param(_array(_number("number", min, max, gt, lt)), doc)
+        return Param({"$ref": "#/$defs/nonneg_number_grid"}, doc, units=units)
+    return Param(_array(_number("number", min, max, gt, lt)), doc, units=units)
 
 
 def choices(*values, doc: str = "") -> Param:
@@ -243,6 +255,23 @@ class from_param:  # noqa: N801 (used like a function in the declarations)
 
 
 @dataclass(frozen=True)
+class Coord:
+    """What an extra dim of the outputs is (``long_name``, the coordinate's description in the
+    cube), its UDUNITS ``units`` ("1": a count, an index or a pure number; ignored for text
+    labels) and its ``values``: fixed, a function of the params, ``from_param``, or None for
+    0, 1, ... along the dim."""
+
+    long_name: str
+    values: Sequence | Callable[..., Sequence] | None = None
+    units: str = "1"
+
+
+def coord(long_name: str, values=None, units: str = "1") -> Coord:
+    """Declare an extra dim: what it is, its coordinates (see Coord) and their units."""
+    return Coord(long_name, values, units)
+
+
+@dataclass(frozen=True)
 class Experiment:
     """A named function of a parameter grid, and the sections of the notes it serves."""
 
@@ -254,6 +283,8 @@ class Experiment:
     params: tuple[str, ...] = ()
     # Coordinates of the extra (non-grid) dims: fixed values, or a function of the params.
     coords: Mapping[str, Sequence | Callable[..., Sequence]] = field(default_factory=dict)
+    # What each extra dim is (``coord``): its long_name and units in the cube.
+    dims: Mapping[str, Coord] = field(default_factory=dict)
     # Type and bounds of every grid key and parameter (the config schema is made from these).
     types: Mapping[str, Param] = field(default_factory=dict)
     # Sets process-wide state (torch's global generator and thread count): its job always gets
@@ -311,7 +342,7 @@ def experiment(
     sections: Sequence[str],
     grid: Mapping[str, Param] | None = None,
     params: Mapping[str, Param] | None = None,
-    coords: Mapping[str, Sequence | Callable[..., Sequence]] | None = None,
+    coords: Mapping[str, Coord | from_param | Sequence | Callable[..., Sequence]] | None = None,
     name: str | None = None,
     own_process: bool = False,
     constraints: Sequence[Rule] = (),
@@ -321,9 +352,13 @@ def experiment(
     the same function may serve a second experiment with another grid). ``own_process``: the
     function sets process-wide state (it trains with torch), so its job never shares a process.
     ``constraints``: rules between keys (``require``), checked before any job; ``replicates``:
-    extra dims of the outputs that index independent draws. The function is returned
-    unchanged, with the declaration appended to its ``experiments`` attribute."""
+    extra dims of the outputs that index independent draws. ``coords``: each extra dim of the
+    outputs, declared with ``coord`` (what it is, its values and units; a ``from_param`` dim is
+    described by its parameter). The function is returned unchanged, with the declaration
+    appended to its ``experiments`` attribute."""
     grid, params = dict(grid or {}), dict(params or {})
+    described = {k: v for k, v in (coords or {}).items() if isinstance(v, Coord)}
+    values = {k: v.values if k in described else v for k, v in (coords or {}).items()}
 
     def declare(func):
         exp = Experiment(
@@ -333,7 +368,8 @@ def experiment(
             params=tuple(params),
             outputs=tuple(outputs),
             sections=tuple(sections),
-            coords=dict(coords or {}),
+            coords={k: v for k, v in values.items() if v is not None},
+            dims=described,
             types={**grid, **params},
             own_process=own_process,
             constraints=tuple(constraints),

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..spec import (
     Output,
+    coord,
     experiment,
     from_param,
     int_list,
@@ -76,9 +77,9 @@ def gaussian_smoother(q, keys, values, beta):
 @experiment(
     grid={
         "beta": reals(
-            min=0, max=1000, doc="a non-empty list of distinct inverse temperatures >= 0"
+            min=0, max=1000, doc="inverse temperature beta multiplying the attention scores"
         ),
-        "angle": ints(min=0),
+        "angle": ints(min=0, doc="angle of the query on the unit circle", units="degrees"),
     },
     outputs=(
         Output("similarity", "similarity k_i . q of a unit key and the unit query", dims=("key",)),
@@ -113,7 +114,7 @@ def gaussian_smoother(q, keys, values, beta):
         Output("gaussian_pair_ratio", "the same ratio under the Gaussian kernel"),
         Output("long_key_ratio_formula", "exp(beta (1.5^2 - 1) / 2)"),
     ),
-    coords={"key": KEY_NAMES},
+    coords={"key": coord("which of the six unit keys on the circle", KEY_NAMES)},
     sections=(
         "memory-math ch6: soft dictionary, temperature, kernel smoother (lines 26-29, 35-36)",
         "memory-math D19 and appendix C softmax (line 68)",
@@ -269,7 +270,16 @@ def parameter_counts(d: int, h: int) -> dict:
 
 
 @experiment(
-    grid={"n": ints(min=2, ranges=False, work=2, memory=2), "d_k": ints()},
+    grid={
+        "n": ints(
+            min=2,
+            ranges=False,
+            work=2,
+            memory=2,
+            doc="tokens in the sequence (rows of the attention matrix)",
+        ),
+        "d_k": ints(doc="key and query width d_k"),
+    },
     params={
         "draws": integer(min=1, work=True, memory=True),
         "width": integer(min=16, doc="layer width d, divisible by every head count"),
@@ -317,7 +327,12 @@ def parameter_counts(d: int, h: int) -> dict:
         Output("mlp_hidden", "MLP hidden width 4d at the block's width"),
         Output("head_key_width", "key width d/h of a head", dims=("h",)),
     ),
-    coords={"beta": from_param("betas"), "h": from_param("head_counts")},
+    coords={
+        "col": coord("key token of the example score matrix (0 first)"),
+        "row": coord("query token of the example score matrix (0 first)"),
+        "beta": from_param("betas"),
+        "h": from_param("head_counts"),
+    },
     sections=(
         "memory-math ch6: attention as a matrix and its rank (lines 33-34)",
         "memory-math ch8 and D18: heads add, parameter counts (lines 44, 46, 68)",
@@ -667,9 +682,14 @@ INDEP_SAMPLES = 4000  # samples of (X, Y) per replicate
     ),
     coords={
         "hopfield_beta": from_param("hopfield_betas"),
-        "step": lambda train_steps, **_: range(train_steps + 1),
-        "key": ("k1", "k2", "k3"),
-        "indep_rep": list(range(INDEP_REPS)),
+        "step": coord(
+            "training step of the walk of the query over the keys (0: before the first)",
+            lambda train_steps, **_: range(train_steps + 1),
+        ),
+        "key": coord("which of the three stored keys", ("k1", "k2", "k3")),
+        "indep_rep": coord(
+            "independent replicate of the sampled product check", list(range(INDEP_REPS))
+        ),
     },
     replicates=("indep_rep",),
     sections=(
@@ -1037,7 +1057,7 @@ def interference_sq(rng, trials: int, m: int, d: int) -> np.ndarray:
 
 
 @experiment(
-    grid={"d_k": ints(work=2, memory=2), "seed": seeds()},
+    grid={"d_k": ints(work=2, memory=2, doc="key and query width d_k"), "seed": seeds()},
     params={
         "draws": integer(min=2, memory=True, work=True),
         "memory_counts": int_list(min=1, doc="memory counts of the interference check (dim M)"),

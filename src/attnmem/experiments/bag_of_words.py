@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..spec import Output, experiment, integer, ints, reals, require, seeds
+from ..spec import Output, coord, experiment, integer, ints, reals, require, seeds
 from . import toylang as tl
 from .softmax import entropy_nats
 from .true_process import PRINTED, printed_sentences
@@ -65,7 +65,12 @@ def generic_sentence(n_names: int, n_fillers: int, gap: int) -> np.ndarray:
 
 
 @experiment(
-    grid={"N": ints(min=2, ranges=False), "L": ints(min=0)},
+    grid={
+        "N": ints(min=2, ranges=False, doc="number of names X, Y can be drawn from in ToyLang"),
+        "L": ints(
+            min=0, doc="gap L: filler tokens between the thing and 'then' in a ToyLang sentence"
+        ),
+    },
     params={
         "F": integer(min=1, doc="filler words"),
     },
@@ -92,7 +97,7 @@ def generic_sentence(n_names: int, n_fillers: int, gap: int) -> np.ndarray:
         Output("log_n", "ln of the sentence length", "nats"),
         Output("template_is_ln_n", "1 if every template word costs exactly ln n"),
     ),
-    coords={"kind": KINDS},
+    coords={"kind": coord("kind of token in a ToyLang sentence", KINDS)},
     sections=(
         "first-principles: The ruler (line 18)",
         "first-principles: A2, what the bag pays (lines 120, 162-183, 231)",
@@ -182,7 +187,13 @@ def direction_classes(sentences: np.ndarray, n_names: int, vocab: int) -> dict:
 
 
 @experiment(
-    grid={"N": ints(min=2, ranges=False), "L": ints(min=0), "F": ints()},
+    grid={
+        "N": ints(min=2, ranges=False, doc="number of names X, Y can be drawn from in ToyLang"),
+        "L": ints(
+            min=0, doc="gap L: filler tokens between the thing and 'then' in a ToyLang sentence"
+        ),
+        "F": ints(doc="number of filler words in ToyLang's vocabulary"),
+    },
     constraints=(
         require(
             "max(N) * (max(N) - 1) * 3 * max(F) ** max(L) <= 10**7",
@@ -219,7 +230,7 @@ def direction_classes(sentences: np.ndarray, n_names: int, vocab: int) -> dict:
         Output("name_tokens_b", "tokens of the first name in class B per ordered pair", "tokens"),
         Output("name_tokens_spread", "max - min of those counts over names and classes", "tokens"),
     ),
-    coords={"kind": KINDS},
+    coords={"kind": coord("kind of token in a ToyLang sentence", KINDS)},
     sections=(
         "first-principles: A2, the bag counted on an enumerated ToyLang "
         "(lines 160, 162-183, 223-227)",
@@ -289,7 +300,7 @@ def row_codes(rows: np.ndarray, base: int) -> np.ndarray:
 
 
 @experiment(
-    grid={"swaps": ints(min=0)},
+    grid={"swaps": ints(min=0, doc="random swaps of two tokens applied to a sentence")},
     params={
         "N": integer(min=2),
         "F": integer(min=1),
@@ -331,6 +342,7 @@ def row_codes(rows: np.ndarray, base: int) -> np.ndarray:
         Output("example_moved", "1 where that shuffle changed the token", dims=("position",)),
         Output("example_true_nats", "true cost of that shuffle (inf if impossible)", "nats"),
     ),
+    coords={"position": coord("token position in the example sentence (0 first)")},
     sections=("first-principles: A2, the shuffle figure (lines 159-161)",),
 )
 def bag_shuffle(swaps: int, rng: np.random.Generator, N: int, F: int, L: int, trials: int) -> dict:
@@ -366,8 +378,13 @@ def bag_shuffle(swaps: int, rng: np.random.Generator, N: int, F: int, L: int, tr
 
 @experiment(
     grid={
-        "M": ints(work=True, memory=True),
-        "L": ints(min=0, work=True, memory=True),
+        "M": ints(work=True, memory=True, doc="sentences sampled to fit the bag-of-words model"),
+        "L": ints(
+            min=0,
+            work=True,
+            memory=True,
+            doc="gap L: filler tokens between the thing and 'then' in a ToyLang sentence",
+        ),
         "seed": seeds(),
     },
     params={
@@ -432,7 +449,11 @@ def bag_convergence(M: int, L: int, seed: int, rng: np.random.Generator, N: int,
             ("draw", "template"),
         ),
     ),
-    coords={"kind": KINDS, "template": tl.TEMPLATE},
+    coords={
+        "draw": coord("one of the first bag draws kept (a replicate)"),
+        "kind": coord("kind of token in a ToyLang sentence", KINDS),
+        "template": coord("template word of the ToyLang sentence", tl.TEMPLATE),
+    },
     replicates=("draw",),
     sections=("first-principles: A2, what the bag generates (lines 228-230)",),
 )
@@ -482,7 +503,7 @@ def thanked_name_seen(tokens: np.ndarray, n_names: int) -> bool:
 
 
 @experiment(
-    grid={"N": ints(min=8, ranges=False)},
+    grid={"N": ints(min=8, ranges=False, doc="number of names X, Y can be drawn from in ToyLang")},
     params={
         "F": integer(min=6),
     },
@@ -518,7 +539,13 @@ def thanked_name_seen(tokens: np.ndarray, n_names: int) -> bool:
             "1 if a 'thanked' in the printed draw is followed by a name seen before it",
         ),
     ),
-    coords={"example": tuple(PRINTED), "kind": KINDS, "template": tl.TEMPLATE},
+    coords={
+        "example": coord(
+            "printed example text of the note, by the line it is printed on", tuple(PRINTED)
+        ),
+        "kind": coord("kind of token in a ToyLang sentence", KINDS),
+        "template": coord("template word of the ToyLang sentence", tl.TEMPLATE),
+    },
     sections=(
         "first-principles: opening (lines 3-4), ruler (9-15), A1 (55-56), A2 (229), C2 (554)",
     ),
@@ -558,7 +585,12 @@ def log_likelihood(counts: np.ndarray, theta: np.ndarray) -> np.ndarray:
 
 
 @experiment(
-    grid={"K": ints(min=2, ranges=False, work=True, memory=True), "seed": seeds()},
+    grid={
+        "K": ints(
+            min=2, ranges=False, work=True, memory=True, doc="vocabulary size K of the multinomial"
+        ),
+        "seed": seeds(),
+    },
     params={
         "tokens": integer(min=1, memory=True),
         "thetas": integer(min=1, memory=True, work=True),
@@ -572,6 +604,7 @@ def log_likelihood(counts: np.ndarray, theta: np.ndarray) -> np.ndarray:
         Output("check_ll_hat", "log-likelihood of (3, 1) at the estimate", "nats"),
         Output("check_ll_alternative", "log-likelihood of (3, 1) at (0.7, 0.3)", "nats"),
     ),
+    coords={"word": coord("word of the two-word count check (0 first)")},
     sections=("first-principles: A2, the multinomial estimate (lines 126-158)",),
 )
 def multinomial_mle(K: int, seed: int, rng: np.random.Generator, tokens: int, thetas: int) -> dict:
@@ -613,7 +646,11 @@ CLASSES = tuple(DOCUMENTS)
 
 
 @experiment(
-    grid={"alpha": reals(min=0, doc="a non-empty list of distinct pseudo-counts >= 0")},
+    grid={
+        "alpha": reals(
+            min=0, doc="pseudo-count alpha added to every word count (additive smoothing)"
+        )
+    },
     outputs=(
         Output("vocab_size", "distinct words of the six documents", "words"),
         Output("class_tokens", "tokens per class", "tokens", ("cls",)),
@@ -648,9 +685,14 @@ CLASSES = tuple(DOCUMENTS)
         Output("test_tokens", "tokens of the test document", "tokens"),
     ),
     coords={
-        "cls": CLASSES,
-        "pair": ("cooking:coach", "sports:bake"),
-        "entry": ("sports:coach", "sports:bake", "cooking:coach", "cooking:bake"),
+        "cls": coord("class of the naive Bayes example", CLASSES),
+        "pair": coord(
+            "word and class whose raw training count is zero", ("cooking:coach", "sports:bake")
+        ),
+        "entry": coord(
+            "class and word of a smoothed count",
+            ("sports:coach", "sports:bake", "cooking:coach", "cooking:bake"),
+        ),
     },
     sections=("first-principles: A2, naive Bayes (lines 184-222)",),
 )

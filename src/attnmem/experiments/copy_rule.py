@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..spec import Output, experiment, integer, ints
+from ..spec import Output, coord, experiment, integer, ints
 from . import toylang as tl
 
 
@@ -42,7 +42,10 @@ def _gaps(L_max: int, **_) -> range:
 
 
 @experiment(
-    grid={"N": ints(min=2, ranges=False), "F": ints()},
+    grid={
+        "N": ints(min=2, ranges=False, doc="number of names X, Y can be drawn from in ToyLang"),
+        "F": ints(doc="number of filler words in ToyLang's vocabulary"),
+    },
     params={
         "L_max": integer(min=0, doc="longest gap", work=True),
         "max_enumerated": integer(min=0, doc="largest language enumerated", memory=True),
@@ -64,7 +67,9 @@ def _gaps(L_max: int, **_) -> range:
         Output("exhaustive", "1 if every sentence of the language was checked", dims=("L",)),
         Output("all_gaps_ok", "1 if the survivor is L+8 at every gap"),
     ),
-    coords={"L": _gaps},
+    coords={
+        "L": coord("gap L: filler tokens between the thing and 'then' in a ToyLang sentence", _gaps)
+    },
     sections=("first-principles A4: one sentence identifies the copy rule (lines 301-308)",),
 )
 def copy_rule(N: int, F: int, L_max: int, max_enumerated: int, rng: np.random.Generator) -> dict:

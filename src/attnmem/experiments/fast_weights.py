@@ -17,7 +17,18 @@ import math
 
 import numpy as np
 
-from ..spec import Output, experiment, from_param, integer, ints, real, real_list, require, seeds
+from ..spec import (
+    Output,
+    coord,
+    experiment,
+    from_param,
+    integer,
+    ints,
+    real,
+    real_list,
+    require,
+    seeds,
+)
 from . import toylang
 
 # ----------------------------------------------------------------------------- small tools
@@ -557,12 +568,19 @@ STORES = ("hebbian", "least_squares", "delta", "softmax")
         Output("flo_states", "the 8 x 8 state after each token", dims=("step", "row", "col")),
     ),
     coords={
-        "feature_map": ["identity", "elu+1"],
-        "degree": lambda **p: list(range(p["degree_max"] + 1)),
+        "col": coord("column of the 8 x 8 fast-weight state (0 first)"),
+        "row": coord("row of the 8 x 8 fast-weight state (0 first)"),
+        "feature_map": coord("feature map applied to keys and queries", ["identity", "elu+1"]),
+        "degree": coord(
+            "degree P of the truncated Taylor feature map",
+            lambda **p: list(range(p["degree_max"] + 1)),
+        ),
         "passes": from_param("passes"),
         "lam": from_param("ridge_lambdas"),
-        "reader": list(READERS),
-        "step": list(range(len(FLO_SENTENCE) + 3)),
+        "reader": coord("read of the fast-weight state: linear or softmax", list(READERS)),
+        "step": coord(
+            "tokens of the worked sentence read so far", list(range(len(FLO_SENTENCE) + 3))
+        ),
     },
     sections=_ALGEBRA_SECTIONS,
 )
@@ -832,12 +850,21 @@ def store_streams(rng, draws: int, d: int, max_pairs: int, beta: float) -> dict:
     ),
     coords={
         "gamma": from_param("gammas"),
-        "age": lambda **p: list(range(p["age_pairs"])),
-        "store": list(STORES),
-        "pairs": lambda **p: list(range(1, p["max_pairs"] + 1)),
-        "linear_store": ["hebbian", "least_squares"],
-        "memory": ["state", "cache"],
-        "tokens": lambda **p: list(range(1, p["cache_tokens"] + 1)),
+        "age": coord(
+            "age of a stored pair: writes since it was stored",
+            lambda **p: list(range(p["age_pairs"])),
+        ),
+        "store": coord("write rule of the associative store", list(STORES)),
+        "pairs": coord(
+            "number of key-value pairs stored", lambda **p: list(range(1, p["max_pairs"] + 1))
+        ),
+        "linear_store": coord("write rule of the linear store", ["hebbian", "least_squares"]),
+        "memory": coord(
+            "kind of memory read: a fixed-size state or a cache of every token", ["state", "cache"]
+        ),
+        "tokens": coord(
+            "tokens written into the memory", lambda **p: list(range(1, p["cache_tokens"] + 1))
+        ),
     },
     sections=(
         "first-principles D4 (lines 955-1009)",
@@ -908,7 +935,10 @@ def weights_and_cache(d_model: int, layers: int) -> tuple[int, int]:
 
 
 @experiment(
-    grid={"d_model": ints(), "layers": ints()},
+    grid={
+        "d_model": ints(doc="residual width d_model of the model"),
+        "layers": ints(doc="depth of the model: number of layers"),
+    },
     outputs=(
         Output("param_count", "parameters 12 d^2 L", "parameters"),
         Output("cache_per_token", "cache numbers per token, 2 d L", "numbers"),
@@ -1038,10 +1068,17 @@ def cache_crossover(d_model: int, layers: int) -> dict:
     coords={
         "context": from_param("contexts"),
         "gamma": from_param("gammas"),
-        "age": lambda **p: list(range(p["age_pairs"])),
-        "pairs": lambda **p: list(range(1, p["max_pairs"] + 1)),
-        "tokens": lambda **p: list(range(1, p["cache_tokens"] + 1)),
-        "component": [0, 1],
+        "age": coord(
+            "age of a stored pair: writes since it was stored",
+            lambda **p: list(range(p["age_pairs"])),
+        ),
+        "pairs": coord(
+            "number of key-value pairs stored", lambda **p: list(range(1, p["max_pairs"] + 1))
+        ),
+        "tokens": coord(
+            "tokens written into the state", lambda **p: list(range(1, p["cache_tokens"] + 1))
+        ),
+        "component": coord("coordinate of the two-dimensional state (0 first)", [0, 1]),
     },
     sections=(
         "first-principles D3 cost table (lines 920-939), D4 (lines 955-1009), D6 (1077)",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..spec import Output, experiment, integer, ints
+from ..spec import Output, coord, experiment, integer, ints
 from .set_functions import sinusoidal
 from .softmax import softmax, softmax_jacobian
 
@@ -446,7 +446,7 @@ def rotation_checks(d: int, t_max: int) -> dict:
 
 
 @experiment(
-    grid={"d": ints(work=3, memory=2)},
+    grid={"d": ints(work=3, memory=2, doc="model width d")},
     params={
         "n": integer(min=3),
         "n_h": integer(min=1),
@@ -504,9 +504,12 @@ def rotation_checks(d: int, t_max: int) -> dict:
         Output("pair_norm_gap", "largest |sin^2 + cos^2 - 1| over the code's pairs"),
     ),
     coords={
-        "heads": HEADS,
-        "object": SHAPE_OBJECTS,
-        "coordinate": range(1, len(LN_EXAMPLE) + 1),
+        "heads": coord("number of attention heads the width is split into", HEADS),
+        "object": coord("matrix of one attention head", SHAPE_OBJECTS),
+        "coordinate": coord(
+            "coordinate of the layer-normalisation example vector (1 first)",
+            range(1, len(LN_EXAMPLE) + 1),
+        ),
     },
     sections=(
         "first-principles C2: the sinusoidal code as a rotation (lines 603-618)",

@@ -65,7 +65,7 @@ def crossover(D: int, dk: int) -> int:
 
 
 @experiment(
-    grid={"n": ints()},
+    grid={"n": ints(doc="context length n in tokens")},
     params={
         "D": integer(min=1),
         "d_k": integer(min=1),

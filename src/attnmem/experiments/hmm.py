@@ -14,7 +14,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from ..spec import Output, experiment, integer, ints
+from ..spec import Output, coord, experiment, integer, ints
 from . import toylang as tl
 from .ngram import row_keys
 
@@ -110,7 +110,10 @@ def random_hmm(rng: np.random.Generator, J: int, V: int) -> tuple:
         Output("n_paths", "number of state paths summed"),
         Output("random_gap", "largest relative gap between recursion and path sum on random HMMs"),
     ),
-    coords={"t": (1, 2, 3), "state": (0, 1)},
+    coords={
+        "t": coord("time step t of the forward recursion", (1, 2, 3)),
+        "state": coord("hidden state j of the two-state HMM", (0, 1)),
+    },
     sections=("first-principles A4: the forward algorithm and its Check (lines 264-289)",),
 )
 def hmm_forward_check(rng: np.random.Generator) -> dict:
@@ -214,9 +217,17 @@ def run_binding_hmm(sentences: np.ndarray, n_names: int, n_fillers: int, gap: in
 
 @experiment(
     grid={
-        "N": ints(min=2, ranges=False, work=2, memory=2),
-        "F": ints(),
-        "L": ints(min=0),
+        "N": ints(
+            min=2,
+            ranges=False,
+            work=2,
+            memory=2,
+            doc="number of names X, Y can be drawn from in ToyLang",
+        ),
+        "F": ints(doc="number of filler words in ToyLang's vocabulary"),
+        "L": ints(
+            min=0, doc="gap L: filler tokens between the thing and 'then' in a ToyLang sentence"
+        ),
     },
     params={
         "max_enumerated": integer(min=0, doc="largest language enumerated"),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..spec import Output, experiment, integer, ints, real, seeds
+from ..spec import Output, coord, experiment, integer, ints, real, seeds
 
 # first-principles E3 Check (line 1262) and memory-math exercise 5 (line 66): three 1-D
 # examples (x, y), typed as data.
@@ -258,11 +258,23 @@ def figure_consistency() -> dict:
         ),
     ),
     coords={
-        "check_layer": [0, 1, 2],
-        "fig_slope": ["1", "3", "10", "least_squares"],
-        "fig_loss": ["0", "1", "3", "10", "floor"],
-        "pairing": list(PAIRINGS),
-        "fig_layer": list(range(21)),
+        "check_layer": coord(
+            "linear-attention layers applied so far (each one gradient step)", [0, 1, 2]
+        ),
+        "fig_slope": coord(
+            "curve of the slope figure: layers applied, or the least-squares slope",
+            ["1", "3", "10", "least_squares"],
+        ),
+        "fig_loss": coord(
+            "curve of the loss figure: layers applied, or the noise floor",
+            ["0", "1", "3", "10", "floor"],
+        ),
+        "pairing": coord(
+            "which printed losses the consistent data set is fitted to", list(PAIRINGS)
+        ),
+        "fig_layer": coord(
+            "linear-attention layers applied so far (each one gradient step)", list(range(21))
+        ),
     },
     sections=(
         "first-principles E3 (lines 1258-1265)",
@@ -307,7 +319,7 @@ def three_gradients(x, y, rng) -> dict:
 
 
 @experiment(
-    grid={"d": ints(memory=True), "seed": seeds()},
+    grid={"d": ints(memory=True, doc="input dimension d of the regression"), "seed": seeds()},
     params={
         "m": integer(min=2, memory=True),
         "d_out": integer(min=1),
@@ -345,9 +357,17 @@ def three_gradients(x, y, rng) -> dict:
         Output("batch_is_mean_step", "|mean-loss gradient - mean token gradient|"),
     ),
     coords={
-        "layer": lambda layers, **_: list(range(layers + 1)),
-        "example": lambda m, **_: list(range(m)),
-        "rho": [1.9, 2.1],
+        "layer": coord(
+            "linear-attention layers applied so far (each one gradient step)",
+            lambda layers, **_: list(range(layers + 1)),
+        ),
+        "example": coord(
+            "in-context example of the prompt (0 first)", lambda m, **_: list(range(m))
+        ),
+        "rho": coord(
+            "step size times the largest input-covariance eigenvalue (converges below 2)",
+            [1.9, 2.1],
+        ),
     },
     sections=(
         "first-principles E3 (lines 1219-1266)",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..spec import Output, experiment, integer, real, reals
+from ..spec import Output, coord, experiment, integer, real, reals
 from .softmax import softmax
 
 # The vocabulary of E2 (line 1137): 48 names plus 15 other tokens (gave, a, 3 things, 6
@@ -170,7 +170,7 @@ def random_repeats(rng, count: int, length: int) -> np.ndarray:
 
 
 @experiment(
-    grid={"beta": reals(gt=0)},
+    grid={"beta": reals(gt=0, doc="inverse temperature beta multiplying the attention scores")},
     params={
         "kappa": real(gt=0, max=300),
         "sequences": integer(min=1, work=True, memory=True),
@@ -197,11 +197,26 @@ def random_repeats(rng, count: int, length: int) -> np.ndarray:
         Output("exact_prob", "e^kappa / (e^kappa + |V| - 1)"),
     ),
     coords={
-        "query": [f"{i} {w}" for i, w in enumerate(SENTENCE)],
-        "key": [f"{i} {w}" for i, w in enumerate(SENTENCE)],
-        "position": [f"{i} {w}" for i, w in enumerate(SENTENCE)],
-        "second_copy": [f"{i} {SENTENCE[i]}" for i in SECOND_COPY],
-        "anchor_mode": ["second_y", "final_x"],
+        "query": coord(
+            "query position and its token in the example sentence",
+            [f"{i} {w}" for i, w in enumerate(SENTENCE)],
+        ),
+        "key": coord(
+            "key position and its token in the example sentence",
+            [f"{i} {w}" for i, w in enumerate(SENTENCE)],
+        ),
+        "position": coord(
+            "position and its token in the example sentence",
+            [f"{i} {w}" for i, w in enumerate(SENTENCE)],
+        ),
+        "second_copy": coord(
+            "position and token of the second copy of the repeated segment",
+            [f"{i} {SENTENCE[i]}" for i in SECOND_COPY],
+        ),
+        "anchor_mode": coord(
+            "where the layer-2 read is anchored: the second Y, or the final X",
+            ["second_y", "final_x"],
+        ),
     },
     sections=(
         "first-principles E4 (lines 1267-1281)",

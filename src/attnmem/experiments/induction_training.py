@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..spec import Output, experiment, integer, ints, seeds
+from ..spec import Output, coord, experiment, integer, ints, seeds
 from . import _transformer as tf
 from ._torch import seeded_torch
 
@@ -84,7 +84,12 @@ def _coords_steps(steps, eval_every, **_):
 @experiment(
     own_process=True,  # trains with torch (its generator is process-wide)
     grid={
-        "layers": ints(min=1, max=MAX_LAYERS, ranges=False, doc="attention layers"),
+        "layers": ints(
+            min=1,
+            max=MAX_LAYERS,
+            ranges=False,
+            doc="depth of the trained model: number of attention layers",
+        ),
         "seed": seeds(),
     },
     params={
@@ -105,15 +110,17 @@ def _coords_steps(steps, eval_every, **_):
         Output(
             "prefix_matching",
             "attention on the token after the earlier occurrence",
-            dims=("step", "layer", "head"),
+            dims=("step", "layer_index", "head"),
         ),
         Output(
-            "previous_token", "attention on the previous position", dims=("step", "layer", "head")
+            "previous_token",
+            "attention on the previous position",
+            dims=("step", "layer_index", "head"),
         ),
         Output(
             "copying",
             "copying score of the OV circuit (eigenvalues)",
-            dims=("step", "layer", "head"),
+            dims=("step", "layer_index", "head"),
         ),
         Output("final_icl_score", "ICL score after training", "nats"),
         Output("uniform_nats", "loss of a uniform guess, ln vocab", "nats"),
@@ -129,9 +136,13 @@ def _coords_steps(steps, eval_every, **_):
         Output("n_parameters", "trained parameters", "parameters"),
     ),
     coords={
-        "step": _coords_steps,
-        "layer": list(range(MAX_LAYERS)),
-        "head": lambda heads, **_: list(range(heads)),
+        "step": coord("training step at which the model is evaluated", _coords_steps),
+        "layer_index": coord(
+            "which layer of the model (0: nearest the input)", list(range(MAX_LAYERS))
+        ),
+        "head": coord(
+            "which attention head of the layer (0 first)", lambda heads, **_: list(range(heads))
+        ),
     },
     sections=(
         "first-principles E4 (line 1280) and memory-math ch. 11 (line 54): induction heads and "

@@ -22,7 +22,7 @@ import numpy as np
 from scipy.optimize import brentq, minimize
 from scipy.special import logsumexp
 
-from ..spec import Output, experiment, from_param, integer, ints, real, reals
+from ..spec import Output, coord, experiment, from_param, integer, ints, real, reals
 from . import toylang as tl
 from .bag_of_words import closed_form_bag
 from .softmax import entropy_nats, softmax
@@ -169,7 +169,7 @@ def matrix_ranks(beta: float, s: np.ndarray, rank_arrows, taylor_max_order: int)
 
 
 @experiment(
-    grid={"beta": reals(min=0)},
+    grid={"beta": reals(min=0, doc="inverse temperature beta multiplying the attention scores")},
     params={
         "angle_step": integer(min=1, max=180, doc="degrees between query angles of the sweep"),
         "rank_arrows": ints(
@@ -229,12 +229,21 @@ def matrix_ranks(beta: float, s: np.ndarray, rank_arrows, taylor_max_order: int)
         Output("n_queries", "rows of the matrix"),
     ),
     coords={
-        "key": tuple(int(a) for a in CIRCLE_KEYS_DEG),
-        "angle": sweep_angles,
-        "row": tuple(range(1, 9)),
-        "col": tuple(range(1, 9)),
+        "key": coord(
+            "angle of each stored key on the circle",
+            tuple(int(a) for a in CIRCLE_KEYS_DEG),
+            units="degrees",
+        ),
+        "angle": coord(
+            "angle of the query as it moves round the circle", sweep_angles, units="degrees"
+        ),
+        "row": coord("query position of the score matrix (1 first)", tuple(range(1, 9))),
+        "col": coord("key position of the score matrix (1 first)", tuple(range(1, 9))),
         "n": from_param("rank_arrows"),
-        "order": lambda **p: list(range(p["taylor_max_order"] + 1)),
+        "order": coord(
+            "order at which the exponential's Taylor series is cut",
+            lambda **p: list(range(p["taylor_max_order"] + 1)),
+        ),
     },
     sections=(
         "first-principles C1: the soft dictionary on a circle (lines 458-460)",
@@ -405,7 +414,15 @@ def rival_costs(L: int, window: int, x: int) -> dict:
 
 
 @experiment(
-    grid={"L": ints(min=0, max=300, ranges=False), "beta": reals(min=0)},
+    grid={
+        "L": ints(
+            min=0,
+            max=300,
+            ranges=False,
+            doc="gap L: filler tokens between the thing and 'then' in a ToyLang sentence",
+        ),
+        "beta": reals(min=0, doc="inverse temperature beta multiplying the attention scores"),
+    },
     params={
         "epsilon": real(gt=0, doc="target cost in nats"),
         "window": integer(min=1, doc="tokens a window table sees"),
@@ -437,6 +454,7 @@ def rival_costs(L: int, window: int, x: int) -> dict:
         Output("bag_cost", "cost of the final name for the fitted bag", "nats"),
         Output("table_contexts", "distinct prefixes a table must hold, N(N-1)3F^L"),
     ),
+    coords={"position": coord("earlier position the pointer can weigh (0 first)")},
     sections=("first-principles C1: the pointer on ToyLang (lines 464-477, 516-529)",),
 )
 def latent_pointer(L: int, beta: float, rng: np.random.Generator, epsilon: float, window: int):
@@ -617,7 +635,7 @@ def vector_gradient(beta: float, rng: np.random.Generator) -> dict:
 
 
 @experiment(
-    grid={"beta": reals(min=0)},
+    grid={"beta": reals(min=0, doc="inverse temperature beta multiplying the attention scores")},
     params={
         "m": integer(min=2, doc="positions of the random scores", work=2),
     },
@@ -662,7 +680,11 @@ def vector_gradient(beta: float, rng: np.random.Generator) -> dict:
         Output("holders_raised_fd", "1 if every holder's finite-difference gradient > 0"),
         Output("others_lowered_fd", "1 if every other finite-difference gradient is < 0"),
     ),
-    coords={"tie_item": (1, 2, 3), "item3": (1, 2, 3), "item7": tuple(range(1, 8))},
+    coords={
+        "tie_item": coord("position of the tied-scores example (1 first)", (1, 2, 3)),
+        "item3": coord("position of the three-score example (1 first)", (1, 2, 3)),
+        "item7": coord("position of the seven-score example (1 first)", tuple(range(1, 8))),
+    },
     sections=(
         "first-principles C1: softmax as maximum entropy (lines 478-515)",
         "first-principles C1: the gradient of the pointer (lines 530-551)",

@@ -157,7 +157,7 @@ def bisect_first(condition, n_max: int) -> float:
 
 
 @experiment(
-    grid={"n": ints()},
+    grid={"n": ints(doc="context length n in tokens")},
     params={
         "d": integer(min=1, memory=True),
         "n_h": integer(min=1),

@@ -22,7 +22,7 @@ import itertools
 
 import numpy as np
 
-from ..spec import Output, experiment, integer, require, seeds
+from ..spec import Output, coord, experiment, integer, require, seeds
 from .softmax import softmax
 
 RTOL = 1e-9  # relative singular-value cut for a numerical rank
@@ -233,7 +233,16 @@ OUTER_RANKS = tuple(range(1, 9))  # r outer products of size 8 (exercise 2)
             dims=("r",),
         ),
     ),
-    coords={"x1_value": X1_VALUES.tolist(), "r": list(OUTER_RANKS), "terms": [1, 2, 3, 4]},
+    coords={
+        "j": coord("column of B and of C = A B (0 first)"),
+        "k": coord("column of A, row of B (0 first)"),
+        "i": coord("row of A and of C = A B (0 first)"),
+        "column": coord("column of W, entry of x (0 first)"),
+        "row": coord("row of the matrix W (0 first)"),
+        "x1_value": coord("value of the first coordinate x_1 as it sweeps", X1_VALUES.tolist()),
+        "r": coord("number of random outer products summed", list(OUTER_RANKS)),
+        "terms": coord("outer products summed so far", [1, 2, 3, 4]),
+    },
     sections=(
         "memory-math prologue: the one equation and the MLP share of parameters (lines 1-3)",
         "memory-math ch1: a matrix times a vector by rows and by columns (lines 5-7)",
@@ -365,9 +374,20 @@ def weyl_violation(rng, size: int, trials: int) -> float:
         Output("pattern_truncated", "the pattern from its first terms", dims=("kept", "i", "j")),
     ),
     coords={
-        "kept": lambda size, r, competitors: range(size + 1),
-        "k": lambda size, r, competitors: range(1, size + 1),
-        "pairs": lambda size, r, competitors: range(1, size + 1),
+        "j": coord("column of the 8 x 8 pattern (0 first)"),
+        "i": coord("row of the 8 x 8 pattern (0 first)"),
+        "rank_order": coord("random competitor matrix of the same rank"),
+        "kept": coord(
+            "singular terms kept in the truncated matrix",
+            lambda size, r, competitors: range(size + 1),
+        ),
+        "k": coord(
+            "index of a singular value, largest first (1 first)",
+            lambda size, r, competitors: range(1, size + 1),
+        ),
+        "pairs": coord(
+            "number of key-value pairs stored", lambda size, r, competitors: range(1, size + 1)
+        ),
     },
     sections=(
         "memory-math ch2: the SVD, Eckart-Young and its check, the figure (lines 10-13)",
@@ -635,7 +655,10 @@ def edit_objective_facts(rng, d: int = 8, n_keys: int = 20000) -> dict:
         Output("interference_gap_shifted", "the same with values of nonzero mean"),
         Output("interference_sum_c2", "sum c_i^2 of our coefficients"),
     ),
-    coords={"angle": [0, 90, 180], "side": ["rows", "columns"]},
+    coords={
+        "angle": coord("angle between the two unit vectors", [0, 90, 180], units="degrees"),
+        "side": coord("rows or columns of the matrix", ["rows", "columns"]),
+    },
     sections=(
         "memory-math appendix A: the linear algebra toolkit (line 68)",
         "memory-math D20: eight facts about rank and projections (line 68)",

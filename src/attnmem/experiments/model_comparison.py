@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..spec import Output, experiment, integer, ints, require
+from ..spec import Output, coord, experiment, integer, ints, require
 from . import hmm
 from . import ngram as ng
 from . import pair_mixture as pm
@@ -84,7 +84,16 @@ def grade_reach(copy: np.ndarray, stores: np.ndarray, n_fillers: int) -> np.ndar
 
 
 @experiment(
-    grid={"N": ints(min=2, ranges=False, work=2, memory=2.5), "F": ints()},
+    grid={
+        "N": ints(
+            min=2,
+            ranges=False,
+            work=2,
+            memory=2.5,
+            doc="number of names X, Y can be drawn from in ToyLang",
+        ),
+        "F": ints(doc="number of filler words in ToyLang's vocabulary"),
+    },
     params={
         "L_max": integer(min=1, doc="longest gap of the sweep", work=1.5, memory=True),
         "d": integer(min=1, doc="embedding width of the neural window"),
@@ -113,7 +122,14 @@ def grade_reach(copy: np.ndarray, stores: np.ndarray, n_fillers: int) -> np.ndar
             dims=("model", "grade"),
         ),
     ),
-    coords={"L": lambda L_max, **_: range(L_max + 1), "model": MODELS, "grade": GRADES},
+    coords={
+        "L": coord(
+            "gap L: filler tokens between the thing and 'then' in a ToyLang sentence",
+            lambda L_max, **_: range(L_max + 1),
+        ),
+        "model": coord("sequence model compared", MODELS),
+        "grade": coord("grade of how well a model meets a requirement", GRADES),
+    },
     sections=(
         "first-principles A5: the comparison table, the ranks and the figure (lines 315, 318-331)",
     ),
@@ -207,7 +223,13 @@ def _log_prob(cond: np.ndarray) -> np.ndarray:
 
 
 @experiment(
-    grid={"N": ints(min=2, ranges=False), "F": ints(), "L": ints(min=0)},
+    grid={
+        "N": ints(min=2, ranges=False, doc="number of names X, Y can be drawn from in ToyLang"),
+        "F": ints(doc="number of filler words in ToyLang's vocabulary"),
+        "L": ints(
+            min=0, doc="gap L: filler tokens between the thing and 'then' in a ToyLang sentence"
+        ),
+    },
     params={
         "n_shuffles": integer(min=1, doc="random reorderings"),
     },
@@ -240,7 +262,10 @@ def _log_prob(cond: np.ndarray) -> np.ndarray:
             dims=("model",),
         ),
     ),
-    coords={"model": MODELS, "grade": GRADES},
+    coords={
+        "model": coord("sequence model compared", MODELS),
+        "grade": coord("grade of how well a model meets a requirement", GRADES),
+    },
     sections=("first-principles A5: requirements R1 and R3 (lines 314, 316)",),
 )
 def requirements(N: int, F: int, L: int, n_shuffles: int, rng: np.random.Generator) -> dict:

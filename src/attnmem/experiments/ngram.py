@@ -20,7 +20,7 @@ import re
 import numpy as np
 from scipy.special import digamma
 
-from ..spec import Output, experiment, integer, ints, require
+from ..spec import Output, coord, experiment, integer, ints, require
 from . import toylang as tl
 
 
@@ -55,7 +55,10 @@ def clue_distance(text: str = JOURNAL_ENTRY, clue: str = SETTLING_WORD) -> int:
 
 
 @experiment(
-    grid={"vocab": ints(), "context": ints()},
+    grid={
+        "vocab": ints(doc="vocabulary size"),
+        "context": ints(doc="context length of the Markov table in tokens"),
+    },
     outputs=(
         Output("log10_rows", "log10 of the rows of a table over every window"),
         Output("growth_per_token", "factor by which one more token of window multiplies the rows"),
@@ -211,7 +214,13 @@ def window_probs(model: dict, texts: np.ndarray) -> np.ndarray:
 
 
 @experiment(
-    grid={"N": ints(min=2, ranges=False), "F": ints(), "L": ints(min=0)},
+    grid={
+        "N": ints(min=2, ranges=False, doc="number of names X, Y can be drawn from in ToyLang"),
+        "F": ints(doc="number of filler words in ToyLang's vocabulary"),
+        "L": ints(
+            min=0, doc="gap L: filler tokens between the thing and 'then' in a ToyLang sentence"
+        ),
+    },
     params={
         "r_max": integer(min=2, doc="longest window"),
         "max_enumerated": integer(min=0, doc="largest language enumerated"),
@@ -284,7 +293,7 @@ def window_probs(model: dict, texts: np.ndarray) -> np.ndarray:
         ),
         Output("rows_ln_rows", "rows times ln(rows), the leading term of that", "sentences"),
     ),
-    coords={"r": _r_coords},
+    coords={"r": coord("window: tokens of context the model sees", _r_coords)},
     sections=(
         "first-principles A3-A4: window staircase and table sizes (lines 233, 257-263, 301)",
         "first-principles A5: windows in the comparison table (lines 315, 323-325)",
@@ -349,7 +358,10 @@ def window_staircase(N: int, F: int, L: int, r_max: int, max_enumerated: int) ->
 
 
 @experiment(
-    grid={"r": ints(min=0), "K": ints(min=2, ranges=False, work=True, memory=True)},
+    grid={
+        "r": ints(min=0, doc="order r of the n-gram model: tokens of context"),
+        "K": ints(min=2, ranges=False, work=True, memory=True, doc="vocabulary size K"),
+    },
     params={
         "tokens": integer(min=1, doc="length of the random text", memory=True),
         "alternatives": integer(min=1, doc="other tables per point", memory=True, work=True),
@@ -399,7 +411,12 @@ def neural_window_params(vocab: int, d: int, d_h: int, r: int) -> int:
 
 
 @experiment(
-    grid={"vocab": ints(), "d": ints(), "d_h": ints(), "r": ints()},
+    grid={
+        "vocab": ints(doc="vocabulary size"),
+        "d": ints(doc="embedding width d"),
+        "d_h": ints(doc="hidden width of the window network"),
+        "r": ints(doc="window: tokens the network sees"),
+    },
     outputs=(
         Output("n_params", "weights of the neural window"),
         Output("increment_per_r", "weights added by one more token of window"),

@@ -94,7 +94,13 @@ def predictive(model: dict, texts: np.ndarray, position: int) -> np.ndarray:
 
 
 @experiment(
-    grid={"N": ints(min=2, ranges=False), "F": ints(), "L": ints(min=0)},
+    grid={
+        "N": ints(min=2, ranges=False, doc="number of names X, Y can be drawn from in ToyLang"),
+        "F": ints(doc="number of filler words in ToyLang's vocabulary"),
+        "L": ints(
+            min=0, doc="gap L: filler tokens between the thing and 'then' in a ToyLang sentence"
+        ),
+    },
     params={
         "max_enumerated": integer(min=0, doc="largest language enumerated"),
     },

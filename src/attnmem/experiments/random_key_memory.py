@@ -26,7 +26,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import integrate, special
 
-from ..spec import Output, experiment, from_param, integer, ints, real, require, seeds
+from ..spec import Output, coord, experiment, from_param, integer, ints, real, require, seeds
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
 
@@ -323,9 +323,13 @@ def _grid_coords(**p):
         Output("hebb_grad_gap", "largest |finite-difference gradient of v^T W k - v k^T|"),
     ),
     coords={
-        "d": _grid_coords,
-        "load": lambda **p: loads(
-            p["ratio_step"], p["figure_ratio_max"], p["far_step"], p["ratio_max"]
+        "pair": coord("stored pair whose key overlaps the query key (own key first)"),
+        "d": coord("key width d", _grid_coords),
+        "load": coord(
+            "stored pairs per key dimension, m / d",
+            lambda **p: loads(
+                p["ratio_step"], p["figure_ratio_max"], p["far_step"], p["ratio_max"]
+            ),
         ),
         "shown_m": from_param("shown_m"),
     },

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from ..spec import Output, experiment, integer, ints, real, reals, seeds
+from ..spec import Output, coord, experiment, integer, ints, real, reals, seeds
 from . import toylang as tl
 from .softmax import softmax
 
@@ -85,7 +85,13 @@ def _flat(counts: np.ndarray) -> float:
 
 
 @experiment(
-    grid={"N": ints(min=2, ranges=False), "F": ints(), "L": ints(min=0)},
+    grid={
+        "N": ints(min=2, ranges=False, doc="number of names X, Y can be drawn from in ToyLang"),
+        "F": ints(doc="number of filler words in ToyLang's vocabulary"),
+        "L": ints(
+            min=0, doc="gap L: filler tokens between the thing and 'then' in a ToyLang sentence"
+        ),
+    },
     params={
         "max_enumerated": integer(min=1),
         "d_state": integer(min=1, doc="width of the recurrent state"),
@@ -114,7 +120,10 @@ def _flat(counts: np.ndarray) -> float:
             "bound_pairs", "most N-way answers a state of d b-bit numbers fixes", "pairs", ("bits",)
         ),
     ),
-    coords={"bits": BITS},
+    coords={
+        "t": coord("tokens of the sentence read so far"),
+        "bits": coord("bits of each number in the state", BITS),
+    },
     sections=(
         "first-principles B1: the state a prediction needs, the recurrent net (lines 336-357)",
         "first-principles B3 (i): the counting bound (lines 387-391)",
@@ -255,7 +264,7 @@ def nonnormal_bounds_hold(rng: np.random.Generator, g: float, d: int, steps: int
 
 
 @experiment(
-    grid={"g": reals(gt=0, max=50), "seed": seeds()},
+    grid={"g": reals(gt=0, max=50, doc="gain g of the recurrent weight"), "seed": seeds()},
     params={
         "units": integer(min=1, memory=2),
         "nets": integer(min=2, doc="networks per replicate", work=True, memory=True),
@@ -289,7 +298,10 @@ def nonnormal_bounds_hold(rng: np.random.Generator, g: float, d: int, steps: int
             "largest |W^D|_2 / (cond(Z) rho^D) over D >= 1, random non-normal W",
         ),
     ),
-    coords={"D": lambda **p: range(int(p["steps"])), "forget": FORGET},
+    coords={
+        "D": coord("steps back in time the gradient travels", lambda **p: range(int(p["steps"]))),
+        "forget": coord("forget-gate value f", FORGET),
+    },
     sections=("first-principles B2: the gradient through time (lines 358-383)",),
 )
 def gradient_through_time(
@@ -423,7 +435,7 @@ def lookback_jacobian_gap(rng: np.random.Generator, n: int, d: int) -> float:
 
 
 @experiment(
-    grid={"n": ints()},
+    grid={"n": ints(doc="sequence length n in tokens")},
     params={
         "d_state": integer(min=1),
     },

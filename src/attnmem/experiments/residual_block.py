@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ..spec import Output, experiment, ints, reals, require
+from ..spec import Output, coord, experiment, ints, reals, require
 from . import toylang
 from .softmax import softmax
 
@@ -170,10 +170,15 @@ def keys_read_content(n_names: int, gap: int, w: dict) -> float:
 
 @experiment(
     grid={
-        "N": ints(min=2, ranges=False),
-        "L": ints(min=0, work=True, memory=2),
-        "beta": reals(gt=0),
-        "kappa": reals(gt=0),
+        "N": ints(min=2, ranges=False, doc="number of names X, Y can be drawn from in ToyLang"),
+        "L": ints(
+            min=0,
+            work=True,
+            memory=2,
+            doc="gap L: filler tokens between the thing and 'then' in a ToyLang sentence",
+        ),
+        "beta": reals(gt=0, doc="inverse temperature beta multiplying the attention scores"),
+        "kappa": reals(gt=0, doc="sharpness kappa of the gate"),
     },
     constraints=(
         require(
@@ -247,10 +252,10 @@ def keys_read_content(n_names: int, gap: int, w: dict) -> float:
         Output("keys_read_content", "1 if the keys change with the token content"),
     ),
     coords={
-        "name": lambda **_: list(toylang.NAMES),
-        "at": AT,
-        "stage": STAGES,
-        "bar": BARS,
+        "name": coord("name of ToyLang", lambda **_: list(toylang.NAMES)),
+        "at": coord("position of the sentence read", AT),
+        "stage": coord("stage of the residual block", STAGES),
+        "bar": coord("group of names whose share is drawn", BARS),
     },
     sections=(
         "first-principles C3: the C1 keys and query as projections (line 638)",

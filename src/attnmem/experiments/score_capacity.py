@@ -19,7 +19,7 @@ import math
 import numpy as np
 from scipy import integrate, special
 
-from ..spec import Output, experiment, integer, ints, require, seeds
+from ..spec import Output, coord, experiment, integer, ints, require, seeds
 
 SCORES = ("linear", "relu", "relu2", "relu3")
 POWERS = (1, 2, 3, 4)
@@ -80,7 +80,7 @@ def leading_capacity(name: str, d: int) -> float:
 
 
 @experiment(
-    grid={"d": ints()},
+    grid={"d": ints(doc="key width d")},
     outputs=(
         Output("moment_integral", "E[s^2p] by integration over the exact law", dims=("p",)),
         Output("moment_beta", "E[s^2p] from the Beta(1/2, (d-1)/2) moments", dims=("p",)),
@@ -100,7 +100,10 @@ def leading_capacity(name: str, d: int) -> float:
         Output("exact_over_leading", "exact crossing over its leading order", dims=("score",)),
         Output("relu_gain_exact", "ReLU crossing over linear crossing (exact)"),
     ),
-    coords={"p": list(POWERS), "score": list(SCORES)},
+    coords={
+        "p": coord("power p of the moment E[s^2p]", list(POWERS)),
+        "score": coord("score function of the read", list(SCORES)),
+    },
     sections=(
         "memory-math ch5: moments and the capacity of each score (lines 22-24), D2 (line 68)",
         "every-layer-a-store: what a nonlinearity buys (lines 19-25)",
@@ -178,7 +181,7 @@ def hebbian_prefix_isr2(keys_s: np.ndarray, values: np.ndarray, d: int) -> np.nd
 
 
 @experiment(
-    grid={"d": ints(work=2, memory=2), "seed": seeds()},
+    grid={"d": ints(work=2, memory=2, doc="key width d"), "seed": seeds()},
     params={
         "samples": integer(min=1, memory=True),
         "reads": integer(min=1, work=True, memory=True),
@@ -214,10 +217,11 @@ def hebbian_prefix_isr2(keys_s: np.ndarray, values: np.ndarray, d: int) -> np.nd
         Output("sharper_leaks_less", "1 if the ratio falls with sharper scores at every M"),
     ),
     coords={
-        "p": list(POWERS),
-        "score": list(SCORES),
-        "load": list(HEBBIAN_LOADS),
-        "M": lambda **p: memory_ladder(p["m_min"], p["m_max"]),
+        "memory": coord("other stored key of the example draw (0 first)"),
+        "p": coord("power p of the moment E[s^2p]", list(POWERS)),
+        "score": coord("score function of the read", list(SCORES)),
+        "load": coord("stored pairs per key dimension, M / d", list(HEBBIAN_LOADS)),
+        "M": coord("number of stored pairs M", lambda **p: memory_ladder(p["m_min"], p["m_max"])),
     },
     sections=(
         "memory-math ch5: the Monte Carlo of the moments and the four-score figure (22-25)",

@@ -18,7 +18,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import integrate, special
 
-from ..spec import Output, experiment, integer, ints, seeds
+from ..spec import Output, coord, experiment, integer, ints, seeds
 from .score_scale import mean_chi
 from .softmax import entropy_nats, softmax
 
@@ -53,7 +53,7 @@ def read_weights(scores: np.ndarray) -> dict:
 
 
 @experiment(
-    grid={"d_k": ints(), "seed": seeds()},
+    grid={"d_k": ints(doc="key and query width d_k"), "seed": seeds()},
     params={
         "keys": integer(min=2, memory=True),
         "draws": integer(min=1, memory=True, work=True),
@@ -84,7 +84,9 @@ def read_weights(scores: np.ndarray) -> dict:
         Output("gap_exact", "expected gap, exact (E|q| times the normal top gap)"),
         Output("gap_growth_exponent", "log2 of the expected gap at 2 d_k over that at d_k"),
     ),
-    coords={"key": lambda keys, **_: range(1, keys + 1)},
+    coords={
+        "key": coord("key of the example draw (1 first)", lambda keys, **_: range(1, keys + 1))
+    },
     sections=("first-principles C3: the scale, its check and its figure (lines 639-659)",),
 )
 def score_saturation(

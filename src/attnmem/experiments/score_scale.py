@@ -21,7 +21,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..spec import Output, experiment, integer, ints, real, seeds
+from ..spec import Output, coord, experiment, integer, ints, real, seeds
 
 
 def direct_scores(rng: np.random.Generator, d_k: int, rows: int, tokens: int) -> np.ndarray:
@@ -87,7 +87,7 @@ def mean_chi(k: int) -> float:
 
 
 @experiment(
-    grid={"d_k": ints(work=True, memory=True), "seed": seeds()},
+    grid={"d_k": ints(work=True, memory=True, doc="key and query width d_k"), "seed": seeds()},
     params={
         "rows": integer(min=1, memory=True, work=True),
         "tokens": integer(min=2, memory=True, work=True),
@@ -171,7 +171,11 @@ def first_crossing(widths: np.ndarray, fraction: np.ndarray, level: float = 0.5)
         Output("crossing_small", "the same read off the short run"),
         Output("small_outside", "1 if the short run's crossing misses the bracket"),
     ),
-    coords={"width": lambda **p: ladder(p["width_step"], p["width_max"])},
+    coords={
+        "width": coord(
+            "key and query width d_k", lambda **p: ladder(p["width_step"], p["width_max"])
+        )
+    },
     sections=("every-word: Exercise 2 (lines 387-396)",),
 )
 def pinned_width(

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from ..spec import Output, experiment, integer, ints, real
+from ..spec import Output, coord, experiment, integer, ints, real
 from . import toylang as tl
 from .softmax import softmax
 
@@ -226,7 +226,7 @@ def rotation_checks(rng: np.random.Generator, d: int) -> dict:
             min=2,
             multiple_of=2,
             ranges=False,
-            doc="a list of distinct even widths >= 2 (the sinusoidal code pairs them)",
+            doc="width of the models (even: the sinusoidal code pairs coordinates)",
             memory=True,
         )
     },
@@ -306,12 +306,16 @@ def rotation_checks(rng: np.random.Generator, d: int) -> dict:
         Output("offset_formula_gap", "score minus sum of alpha cos(w b) - eta sin(w b)"),
     ),
     coords={
-        "code": CODES,
-        "mask": MASKS,
-        "swap": STRIP_SWAPS,
-        "token": STRIP_TOKENS,
-        "prefix": ("xi", "xi_swapped"),
-        "name": ("X", "Y"),
+        "feature": coord("feature of a token's output (0 first)"),
+        "model": coord("random model drawn (0 first)"),
+        "code": coord("position code added to the tokens", CODES),
+        "mask": coord("which layers are causally masked", MASKS),
+        "swap": coord("swaps of two tokens applied so far", STRIP_SWAPS),
+        "token": coord("name token and its position", STRIP_TOKENS),
+        "prefix": coord(
+            "prefix read: the sentence, or the one with its names swapped", ("xi", "xi_swapped")
+        ),
+        "name": coord("name role", ("X", "Y")),
     },
     sections=("first-principles C2: equivariance, its price, positions and masks (lines 553-625)",),
 )

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..spec import Output, choices, experiment, reals
+from ..spec import Output, choices, coord, experiment, reals
 from .softmax import naive_softmax, softmax
 
 # every-word lines 31-34: the bytes each of the first four tokens stands for, and their ids in
@@ -508,9 +508,9 @@ def exercise_one(scale: int, w: Work) -> dict:
 @experiment(
     grid={
         "scale": choices(
-            0, 1, doc="a non-empty list of distinct values 0 (no divide) or 1 (divide)"
+            0, 1, doc="1: scores divided by sqrt(d_k) before the softmax; 0: not divided"
         ),
-        "wq_3_1": reals(min=-300, max=300, doc="a non-empty list of distinct numbers"),
+        "wq_3_1": reals(min=-300, max=300, doc="entry (3, 1) of the query matrix W_Q"),
     },
     outputs=(
         Output("token_bytes", "bytes each typed token stands for", "bytes", ("token",)),
@@ -614,11 +614,11 @@ def exercise_one(scale: int, w: Work) -> dict:
         ),
     ),
     coords={
-        "token": TOKENS,
-        "key": TOKENS,
-        "slot": SLOTS,
-        "in_slot": SLOTS,
-        "matrix": MATRICES,
+        "token": coord("typed token (1 first)", TOKENS),
+        "key": coord("key token (1 first)", TOKENS),
+        "slot": coord("slot of a token's typed vector (1 first)", SLOTS),
+        "in_slot": coord("input slot of a projection matrix (1 first)", SLOTS),
+        "matrix": coord("projection matrix of the head", MATRICES),
     },
     sections=(
         "every-word: the bare digit token (lines 2-22)",

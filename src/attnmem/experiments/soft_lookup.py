@@ -11,7 +11,7 @@ import itertools
 
 import numpy as np
 
-from ..spec import Output, experiment, reals
+from ..spec import Output, coord, experiment, reals
 from .softmax import entropy_nats, naive_softmax, softmax
 
 TOKENS = ("the", "cat", "sat", "on", "mat")
@@ -113,7 +113,7 @@ def argmax_finite_difference(scores, h: float = 1e-5) -> float:
 
 
 @experiment(
-    grid={"beta": reals(gt=0)},
+    grid={"beta": reals(gt=0, doc="inverse temperature beta multiplying the attention scores")},
     outputs=(
         Output("score", "dot product of query and key", dims=("query", "key")),
         Output("weight", "attention share of key for query", dims=("query", "key")),
@@ -159,7 +159,11 @@ def argmax_finite_difference(scores, h: float = 1e-5) -> float:
             "largest change of any token's output over all 120 reorderings of the tokens",
         ),
     ),
-    coords={"query": TOKENS, "key": TOKENS, "value_dim": (1, 2)},
+    coords={
+        "query": coord("query token of the sentence", TOKENS),
+        "key": coord("key token of the sentence", TOKENS),
+        "value_dim": coord("coordinate of the value vectors (1 first)", (1, 2)),
+    },
     sections=(
         "soft-dictionary: Attention Is a Soft Dictionary Lookup (lines 29-153)",
         "soft-dictionary: Self-Attention: Every Token Asks Every Token (lines 155-188)",
@@ -210,7 +214,10 @@ def with_positions(strength: float):
 
 
 @experiment(
-    grid={"strength": reals(gt=0), "beta": reals(gt=0)},
+    grid={
+        "strength": reals(gt=0, doc="strength of the position signal in the keys"),
+        "beta": reals(gt=0, doc="inverse temperature beta multiplying the attention scores"),
+    },
     outputs=(
         Output("weight", "attention share of key for query", dims=("query", "key")),
         Output("previous_share", "share a token puts on the token before it", dims=("query",)),
@@ -220,7 +227,10 @@ def with_positions(strength: float):
             "largest change of any token's output over all 120 reorderings of the tokens",
         ),
     ),
-    coords={"query": TOKENS, "key": TOKENS},
+    coords={
+        "query": coord("query token of the sentence", TOKENS),
+        "key": coord("key token of the sentence", TOKENS),
+    },
     sections=("soft-dictionary: the position patch for order-blindness (line 188)",),
 )
 def position_lookup(strength: float, beta: float) -> dict:

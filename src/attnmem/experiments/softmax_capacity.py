@@ -25,7 +25,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import integrate, optimize, special
 
-from ..spec import Output, experiment, integer, ints, real, seeds
+from ..spec import Output, coord, experiment, integer, ints, real, seeds
 from .softmax import softmax
 
 SCORES = ("hebbian", "least_squares", "relu", "relu2", "relu3", "softmax_sqrt_d")
@@ -155,7 +155,7 @@ def beta_ladder(beta_step: float, beta_max: float) -> list[float]:
 
 
 @experiment(
-    grid={"d": ints()},
+    grid={"d": ints(doc="key width d")},
     params={
         "beta_step": real(gt=0, work=-1),
         "beta_max": real(gt=0, work=True, max=100),
@@ -204,9 +204,12 @@ def beta_ladder(beta_step: float, beta_max: float) -> list[float]:
         ),
     ),
     coords={
-        "beta": lambda **p: beta_ladder(p["beta_step"], p["beta_max"]),
-        "threshold": THRESHOLDS,
-        "score": SCORES,
+        "beta": coord(
+            "inverse temperature beta multiplying the attention scores",
+            lambda **p: beta_ladder(p["beta_step"], p["beta_max"]),
+        ),
+        "threshold": coord("overlap threshold of the tail", THRESHOLDS),
+        "score": coord("read of the store", SCORES),
     },
     sections=(
         "first-principles D5 (lines 1023-1049)",
@@ -297,7 +300,7 @@ def interference_ratios(values: np.ndarray, weights: np.ndarray, ladder) -> np.n
 
 
 @experiment(
-    grid={"d": ints(), "seed": seeds()},
+    grid={"d": ints(doc="key width d"), "seed": seeds()},
     params={
         "trials": integer(min=1, memory=True),
         "m_max": integer(min=2),
@@ -318,8 +321,11 @@ def interference_ratios(values: np.ndarray, weights: np.ndarray, ladder) -> np.n
         Output("ratio_hebbian_gap", "simulated over (m - 1)/d, minus 1", dims=("m",)),
     ),
     coords={
-        "beta": lambda **p: mc_betas(p["beta_max"]),
-        "m": lambda **p: pairs_ladder(p["m_max"]),
+        "beta": coord(
+            "inverse temperature beta multiplying the attention scores",
+            lambda **p: mc_betas(p["beta_max"]),
+        ),
+        "m": coord("number of key-value pairs stored", lambda **p: pairs_ladder(p["m_max"])),
     },
     sections=(
         "first-principles D5 (lines 1023-1050)",
@@ -645,12 +651,19 @@ SCALED_DRAWS = 50  # draws per seed of the rescaled-keys Check (first-principles
         Output("win_nlogn_printed", "n ln n at the printed counts", dims=("printed_n",)),
     ),
     coords={
-        "degree": lambda **p: list(range(p["max_degree"] + 1)),
-        "alpha": lambda **p: alpha_ladder(p["alpha_step"], p["alpha_max"]),
-        "map": ("outer_product", "least_squares"),
-        "pairs": lambda **p: win_ladder(p["d_win"]),
-        "printed_n": PRINTED_N,
-        "draw": lambda **p: list(range(SCALED_DRAWS)),
+        "degree": coord(
+            "degree P of the truncated feature map", lambda **p: list(range(p["max_degree"] + 1))
+        ),
+        "alpha": coord(
+            "load alpha: stored patterns per dimension",
+            lambda **p: alpha_ladder(p["alpha_step"], p["alpha_max"]),
+        ),
+        "map": coord(
+            "linear store the winning read is made from", ("outer_product", "least_squares")
+        ),
+        "pairs": coord("number of key-value pairs stored", lambda **p: win_ladder(p["d_win"])),
+        "printed_n": coord("pair count printed in the note", PRINTED_N),
+        "draw": coord("random draw (a replicate)", lambda **p: list(range(SCALED_DRAWS))),
     },
     replicates=("draw",),
     sections=(

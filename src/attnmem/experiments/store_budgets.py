@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ..spec import Output, experiment, integer, ints, reals, seeds
+from ..spec import Output, coord, experiment, integer, ints, reals, seeds
 from .softmax import softmax
 
 SCHEMES = ("full", "window", "block_select", "pooled_select", "heavy_pool", "recurrent")
@@ -49,7 +49,7 @@ def _kept_and_read(n_context: int, s: dict) -> tuple[np.ndarray, np.ndarray]:
 
 
 @experiment(
-    grid={"n_context": ints()},
+    grid={"n_context": ints(doc="context length in tokens")},
     params={
         "window": integer(min=1, doc="tokens in the rolling window"),
         "blocks": integer(min=1, doc="blocks read per group of heads"),
@@ -74,7 +74,7 @@ def _kept_and_read(n_context: int, s: dict) -> tuple[np.ndarray, np.ndarray]:
         Output("pooled_select_uncompressed", "recent tokens read uncompressed", "tokens"),
         Output("pooled_select_indexed", "pooled entries the indexer selects", "entries"),
     ),
-    coords={"scheme": SCHEMES},
+    coords={"scheme": coord("what a layer keeps of the context and reads", SCHEMES)},
     sections=("every-layer-a-store/million-tokens",),
 )
 def context_reads(n_context: int, **sizes) -> dict:
@@ -121,7 +121,11 @@ def doubly_stochastic(mix: float) -> np.ndarray:
         Output("depth_weights", "softmax weights on the earlier outputs", dims=("earlier",)),
         Output("depth_input", "the layer's input read over depth", dims=("component",)),
     ),
-    coords={"stream": (1, 2), "earlier": (1, 2), "component": (1, 2)},
+    coords={
+        "stream": coord("residual stream (1 first)", (1, 2)),
+        "earlier": coord("earlier layer output read over depth (1 first)", (1, 2)),
+        "component": coord("coordinate of the layer's input (1 first)", (1, 2)),
+    },
     sections=("every-layer-a-store/two-stores-over-depth",),
 )
 def depth_stores(mix: float) -> dict:
@@ -177,7 +181,7 @@ def running_combine(a: np.ndarray, b: np.ndarray) -> tuple[complex, complex]:
 
 
 @experiment(
-    grid={"n_updates": ints()},
+    grid={"n_updates": ints(doc="affine updates composed by the scan")},
     outputs=(
         Output("tree_rounds", "rounds of the balanced-tree combination", "rounds"),
         Output("log2_updates", "log2 of the number of updates"),
@@ -229,8 +233,8 @@ def least_squares_error(keys: np.ndarray, values: np.ndarray) -> float:
 
 @experiment(
     grid={
-        "d": ints(),
-        "m": ints(),
+        "d": ints(doc="key width d"),
+        "m": ints(doc="number of key-value pairs stored"),
         "shared": reals(min=0, lt=1, doc="weight of the direction all keys share (0 to below 1)"),
         "seed": seeds(),
     },
@@ -280,7 +284,7 @@ def top_k_read(scores: np.ndarray, values: np.ndarray, top_k: int) -> np.ndarray
 
 
 @experiment(
-    grid={"top_k": ints(), "seed": seeds()},
+    grid={"top_k": ints(doc="keys the selector keeps, k"), "seed": seeds()},
     params={
         "n_keys": integer(min=2, doc="entries the selector scores"),
         "trials": integer(min=1, doc="score rows per seed", memory=True),

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..spec import Output, experiment, integer, ints, real, seeds
+from ..spec import Output, coord, experiment, integer, ints, real, seeds
 
 
 def unit_rows(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
@@ -82,7 +82,11 @@ def _sampled_isr(read: np.ndarray, values: np.ndarray, signal: np.ndarray) -> fl
 
 
 @experiment(
-    grid={"d": ints(), "m": ints(), "seed": seeds()},
+    grid={
+        "d": ints(doc="key width d"),
+        "m": ints(doc="number of key-value pairs stored"),
+        "seed": seeds(),
+    },
     params={
         "trials": integer(min=1, doc="stores drawn per seed"),
     },
@@ -147,6 +151,7 @@ def _sampled_isr(read: np.ndarray, values: np.ndarray, signal: np.ndarray) -> fl
         ),
         Output("recall_trace_minus_rank", "draw 0: |tr R - rank K|, rank from the singular values"),
     ),
+    coords={"pair": coord("stored pair whose value is weighed (0 first)")},
     sections=(
         "first-principles D1: Hebbian and least-squares errors, the figure (lines 755-783)",
         "memory-math ch4: least squares and its projection (line 15), D3 (lines 16, 68)",
@@ -830,12 +835,20 @@ def capacity_facts(rng: np.random.Generator, d: int) -> dict:
         Output("whitened_query_gap", "least-squares read minus Hebbian read of a whitened query"),
     ),
     coords={
-        "unevenness": lambda **p: unevenness_levels(p["unevenness_max"], p["unevenness_step"]),
-        "axis": [1, 2],
-        "axis2": [1, 2],
-        "pair3": [1, 2, 3],
-        "plane_axis": ["along_kstar", "across"],
-        "edit_rep": list(range(EDIT_MC_REPS)),
+        "key": coord("typical key of the sweep (0 first)"),
+        "feature": coord("input feature of the example MLP (0 first)"),
+        "unit": coord("hidden unit of the example MLP (0 first)"),
+        "unevenness": coord(
+            "decay rate u of the key covariance spectrum, eigenvalues exp(-u i/(d-1))",
+            lambda **p: unevenness_levels(p["unevenness_max"], p["unevenness_step"]),
+        ),
+        "axis": coord("coordinate of the two-dimensional keys (1 first)", [1, 2]),
+        "axis2": coord("second coordinate of the Gram matrix (1 first)", [1, 2]),
+        "pair3": coord("one of the three printed pairs (1 first)", [1, 2, 3]),
+        "plane_axis": coord("axis of the plane of the edit", ["along_kstar", "across"]),
+        "edit_rep": coord(
+            "independent replicate of the Monte Carlo edit check", list(range(EDIT_MC_REPS))
+        ),
     },
     replicates=("edit_rep",),
     sections=(

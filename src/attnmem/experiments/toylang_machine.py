@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import brentq
 
-from ..spec import Output, experiment, integer, ints, real, reals, require, seeds
+from ..spec import Output, coord, experiment, integer, ints, real, reals, require, seeds
 from . import ngram
 from . import toylang as tl
 from .softmax import softmax
@@ -534,12 +534,14 @@ _ABLATION_OUTPUTS = (
 )
 
 _ABLATION_COORDS = {
-    "machine": MACHINES,
-    "layout": ABLATION_LAYOUTS,
-    "copy": COPIES,
-    "lemma_sentence": ("a", "b"),
-    "draw": tuple(range(DRAWS)),
-    "case": tuple(f"{m}.{lay}" for m, lay in DRAW_CASES),
+    "machine": coord("machine run: the program, or the program with a part removed", MACHINES),
+    "layout": coord("layout of the test sentences", ABLATION_LAYOUTS),
+    "copy": coord("which name is copied: Y at 'thanked' or X at the end", COPIES),
+    "lemma_sentence": coord("example sentence of the lemma", ("a", "b")),
+    "draw": coord("draw of test sentences (a replicate)", tuple(range(DRAWS))),
+    "case": coord(
+        "machine and layout of the repeated draws", tuple(f"{m}.{lay}" for m, lay in DRAW_CASES)
+    ),
 }
 
 BOUND_N = (40, 44, 64, 100)  # positions seen: plain L = 30, with the clause, n_max, Exercise 2
@@ -588,7 +590,7 @@ _ABLATION_PARAMS = {  # the ablation and its replicated twin take the same param
 
 
 @experiment(
-    grid={"beta": reals(gt=0)},
+    grid={"beta": reals(gt=0, doc="inverse temperature beta multiplying the attention scores")},
     params=_ABLATION_PARAMS,
     outputs=_ABLATION_OUTPUTS,
     coords=_ABLATION_COORDS,
@@ -601,7 +603,10 @@ _ABLATION_PARAMS = {  # the ablation and its replicated twin take the same param
 )
 @experiment(
     name="program_replicates",
-    grid={"beta": reals(gt=0), "seed": seeds()},
+    grid={
+        "beta": reals(gt=0, doc="inverse temperature beta multiplying the attention scores"),
+        "seed": seeds(),
+    },
     params=_ABLATION_PARAMS,
     outputs=_ABLATION_OUTPUTS,
     coords=_ABLATION_COORDS,
@@ -726,7 +731,14 @@ def _register_tops(x: np.ndarray, start: int, size: int) -> tuple[np.ndarray, np
 
 
 @experiment(
-    grid={"beta": reals(gt=0, max=300), "L": ints(min=0)},
+    grid={
+        "beta": reals(
+            gt=0, max=300, doc="inverse temperature beta multiplying the attention scores"
+        ),
+        "L": ints(
+            min=0, doc="gap L: filler tokens between the thing and 'then' in a ToyLang sentence"
+        ),
+    },
     params={
         "N": integer(min=4, doc="names (the printed sentences use four)"),
     },
@@ -804,13 +816,16 @@ def _register_tops(x: np.ndarray, start: int, size: int) -> tuple[np.ndarray, np
         Output("nonzeros", "nonzero entries of each matrix and in all", dims=("part",)),
     ),
     coords={
-        "layout": ("plain", "clause"),
-        "copy": COPIES,
-        "layer": (1, 2),
-        "slot_q": SLOTS,
-        "slot_k": SLOTS,
-        "n_positions": BOUND_N,
-        "part": NONZERO_PARTS,
+        "position": coord("position in the sentence (0 first)"),
+        "key": coord("key position of the sentence (0 first)"),
+        "query": coord("query position of the sentence (0 first)"),
+        "layout": coord("layout of the test sentence", ("plain", "clause")),
+        "copy": coord("which name is copied: Y at 'thanked' or X at the end", COPIES),
+        "layer": coord("which layer of the program (1: nearest the input)", (1, 2)),
+        "slot_q": coord("query slot of the plain sentence", SLOTS),
+        "slot_k": coord("key slot of the plain sentence", SLOTS),
+        "n_positions": coord("sequence length n the bound is evaluated at", BOUND_N),
+        "part": coord("weight matrix of the program", NONZERO_PARTS),
     },
     sections=(
         "first-principles E2: the two-layer program, its sizes, its runs at finite and "
@@ -919,7 +934,7 @@ def gap_sentences(rng, n_names: int, gap: int, max_pairs: int) -> np.ndarray:
 
 
 @experiment(
-    grid={"N": ints(min=2, ranges=False)},
+    grid={"N": ints(min=2, ranges=False, doc="number of names X, Y can be drawn from in ToyLang")},
     params={
         "L_max": integer(
             min=0, doc="longest gap (gaps too long for the position code are skipped)"
@@ -980,11 +995,13 @@ def gap_sentences(rng, n_names: int, gap: int, max_pairs: int) -> np.ndarray:
         ),
     ),
     coords={
-        "L": _gaps,
-        "layout": ("plain", "clause"),
-        "attention": ("hard", "softmax"),
-        "copy": COPIES,
-        "role": ("X", "Y"),
+        "L": coord(
+            "gap L: filler tokens between the thing and 'then' in a ToyLang sentence", _gaps
+        ),
+        "layout": coord("layout of the test sentences", ("plain", "clause")),
+        "attention": coord("attention of the program: hard or softmax", ("hard", "softmax")),
+        "copy": coord("which name is copied: Y at 'thanked' or X at the end", COPIES),
+        "role": coord("name role", ("X", "Y")),
     },
     sections=(
         "first-principles E1 opening numbers (line 1084) and E2: the program at every gap "

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..spec import Output, experiment, integer, real, seeds
+from ..spec import Output, coord, experiment, integer, real, seeds
 from . import toylang
 from .fast_weights import (
     delta_states,
@@ -93,9 +93,12 @@ def first_name_answers(K, V, gates, beta: float) -> np.ndarray:
         Output("chance", "share named by guessing a name"),
     ),
     coords={
-        "gate": list(GATES),
-        "reader": list(READERS),
-        "L": lambda **p: list(range(0, p["L_max"] + 1, p["L_step"])),
+        "gate": coord("which words the reader writes: every word, or gated", list(GATES)),
+        "reader": coord("write rule of the reader", list(READERS)),
+        "L": coord(
+            "gap L: filler tokens between the thing and 'then' in a ToyLang sentence",
+            lambda **p: list(range(0, p["L_max"] + 1, p["L_step"])),
+        ),
     },
     sections=("first-principles D3 (lines 904-906) and D4's gated write (lines 1011-1012)",),
 )

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..spec import Output, experiment, from_param, integer, ints, real, seeds
+from ..spec import Output, coord, experiment, from_param, integer, ints, real, seeds
 from . import _transformer as tf
 from . import toylang as tl
 from . import toylang_machine as tm
@@ -123,14 +123,16 @@ def _map_positions(eval_gap, **_):
         Output("n_parameters", "trained parameters", "parameters"),
     ),
     coords={
-        "step": _steps,
-        "position": _positions,
+        "step": coord("training step at which the model is evaluated", _steps),
+        "position": coord("position in the sentence (0 first)", _positions),
         "gap": from_param("test_gaps"),
-        "copy": COPIES,
-        "layer": list(range(LAYERS)),
-        "head": lambda heads, **_: list(range(heads)),
-        "query": _map_positions,
-        "key": _map_positions,
+        "copy": coord("which name is copied: Y at 'thanked' or X at the end", COPIES),
+        "layer": coord("which layer of the model (0: nearest the input)", list(range(LAYERS))),
+        "head": coord(
+            "which attention head of the layer (0 first)", lambda heads, **_: list(range(heads))
+        ),
+        "query": coord("query position of the sentence (0 first)", _map_positions),
+        "key": coord("key position of the sentence (0 first)", _map_positions),
     },
     sections=(
         "first-principles E2 (lines 1103-1216) against Part A's floor (lines 16-18, 96-117): "

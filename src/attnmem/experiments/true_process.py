@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..spec import Output, experiment, integer, ints, seeds
+from ..spec import Output, coord, experiment, integer, ints, seeds
 from . import toylang as tl
 from .softmax import entropy_nats
 
@@ -87,7 +87,12 @@ def copy_costs_one_filler(n_names: int, gap: int) -> np.ndarray:
 
 
 @experiment(
-    grid={"N": ints(min=2, ranges=False), "L": ints(min=0)},
+    grid={
+        "N": ints(min=2, ranges=False, doc="number of names X, Y can be drawn from in ToyLang"),
+        "L": ints(
+            min=0, doc="gap L: filler tokens between the thing and 'then' in a ToyLang sentence"
+        ),
+    },
     params={
         "F": integer(min=1, doc="filler words"),
     },
@@ -147,7 +152,10 @@ def copy_costs_one_filler(n_names: int, gap: int) -> np.ndarray:
         Output("n_fixed", "positions fixed by the template", "positions"),
         Output("n_choice_groups", "random choices, counting the filler block as one"),
     ),
-    coords={"term": TERMS},
+    coords={
+        "position": coord("position in the sentence (0 first)"),
+        "term": coord("term of the sentence cost", TERMS),
+    },
     sections=(
         "first-principles: The ruler (lines 16-18)",
         "first-principles: A1, the ruler and its cost per position (lines 96-117)",
@@ -243,7 +251,13 @@ def prefix_probabilities(sentences: np.ndarray, base: int) -> tuple[np.ndarray, 
 
 
 @experiment(
-    grid={"N": ints(min=2, ranges=False), "L": ints(min=0), "F": ints()},
+    grid={
+        "N": ints(min=2, ranges=False, doc="number of names X, Y can be drawn from in ToyLang"),
+        "L": ints(
+            min=0, doc="gap L: filler tokens between the thing and 'then' in a ToyLang sentence"
+        ),
+        "F": ints(doc="number of filler words in ToyLang's vocabulary"),
+    },
     outputs=(
         Output("n_sentences", "distinct sentences in the enumeration", "sentences"),
         Output("n_rows", "rows the enumeration produced", "sentences"),
@@ -290,6 +304,10 @@ def prefix_probabilities(sentences: np.ndarray, base: int) -> tuple[np.ndarray, 
             "positions",
         ),
     ),
+    coords={
+        "window": coord("tokens before the final name a window sees"),
+        "position": coord("position in the sentence (0 first)"),
+    },
     sections=(
         "first-principles: The ruler (lines 16-18)",
         "first-principles: A1, the chain rule and the ruler (lines 58-117)",
@@ -401,7 +419,7 @@ def chain_rule_gap(joint: np.ndarray) -> float:
 
 
 @experiment(
-    grid={"K": ints(min=2, ranges=False), "seed": seeds()},
+    grid={"K": ints(min=2, ranges=False, doc="vocabulary size K"), "seed": seeds()},
     params={
         "pairs": integer(min=1, memory=True),
         "max_length": integer(min=1, max=6),
@@ -424,7 +442,11 @@ def chain_rule_gap(joint: np.ndarray) -> float:
         Output("check_entropy", "H(P) of the printed Check", "nats"),
         Output("check_gap", "H(P,p) - H(P) of the printed Check", "nats"),
     ),
-    coords={"length": lambda pairs, max_length: range(1, max_length + 1)},
+    coords={
+        "length": coord(
+            "sequence length in tokens", lambda pairs, max_length: range(1, max_length + 1)
+        )
+    },
     sections=("first-principles: A1, chain rule and cross-entropy (lines 58-95)",),
 )
 def probability_identities(

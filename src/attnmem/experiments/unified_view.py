@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ..spec import Output, experiment, from_param, integer, ints, real
+from ..spec import Output, coord, experiment, from_param, integer, ints, real
 from .softmax import softmax
 from .store_writes import edit_directions
 from .toylang_machine import smallest_certified_beta
@@ -615,10 +615,10 @@ def closing_counts(n_names: int, certified_n) -> dict:
     ),
     coords={
         "n": from_param("certified_n"),
-        "layer": _layers,
-        "example": [0, 1, 2],
-        "ex4_token": list(EX4_WORDS),
-        "seven_layer": list(SEVEN_LAYERS),
+        "layer": coord("linear-attention layers applied so far (each one gradient step)", _layers),
+        "example": coord("in-context example of the prompt (0 first)", [0, 1, 2]),
+        "ex4_token": coord("token of the circuit's answer", list(EX4_WORDS)),
+        "seven_layer": coord("kind of layer", list(SEVEN_LAYERS)),
         "context": from_param("contexts"),
     },
     sections=(

@@ -61,7 +61,7 @@ def circle_lookup(cubes, circle_beta, circle_angles):
         bar.axhline(float(pt["output"]), color=style.RESULT, lw=1.5, label="output o")
         bar.set_xticks(x, [f"k{i + 1}" for i in x])
         bar.set_ylim(-1, 1)
-        bar.set_ylabel("share or value (1)")
+        bar.set_ylabel("share or value")
 
     fig.legend(
         *axes[1, 0].get_legend_handles_labels(),
@@ -108,8 +108,8 @@ def temperature(cubes, temperature_angle, temperature_max_beta):
             else None,
         )
     ax.axhline(1 / 7, color=style.LIMIT, ls="--", lw=1, label="1/7")
-    ax.set_xlabel("inverse temperature β (1)")
-    ax.set_ylabel("share a_i (1)")
+    ax.set_xlabel("inverse temperature β")
+    ax.set_ylabel("share a_i")
     ax.set_title(f"query at {temperature_angle}°: from an average to a lookup")
     ax.legend(fontsize=style.SMALL)
     ax2.plot(ds["beta"], ds["output"], color=style.RESULT, marker="o", ms=3, label="soft output o")
@@ -126,8 +126,8 @@ def temperature(cubes, temperature_angle, temperature_max_beta):
         ls=":",
         label="hard lookup (β → ∞)",
     )
-    ax2.set_xlabel("inverse temperature β (1)")
-    ax2.set_ylabel("output o (1)")
+    ax2.set_xlabel("inverse temperature β")
+    ax2.set_ylabel("output o")
     ax2.legend(fontsize=style.SMALL, loc="lower left", bbox_to_anchor=(0, 0.08))
     ax2.set_title("the output moves from the mean\nto the best match's value")
     return fig
@@ -306,8 +306,8 @@ def key_training(cubes):
         ax.axvline(WALK_DEFAULT_STEP, color=style.QUERY, lw=0.8)
         ax.set_xlabel("gradient steps on the keys")
         ax.legend(fontsize=style.SMALL)
-    axes[0].set_ylabel("share (1)")
-    axes[1].set_ylabel("output o (1)")
+    axes[0].set_ylabel("share")
+    axes[1].set_ylabel("output o")
     axes[2].set_ylabel("angle to the query (degrees)")
     axes[0].set_title("the key holding 1.0 gains weight")
     axes[1].set_title("the output approaches the target")

@@ -128,7 +128,7 @@ def two_readers(cubes):
         )
         ax.set_xticks(steps, words, rotation=60, fontsize=style.SMALL)
         ax.set_ylim(-0.1, 1.05)
-        ax.set_ylabel("cosine (1)")
+        ax.set_ylabel("cosine")
         ax.set_title(title)
     axes[1].legend(loc="lower left", fontsize=style.SMALL)
     return fig
@@ -159,7 +159,7 @@ def gap_accuracy(cubes):
     ax.axhline(float(ds["chance"].isel(seed=0)), color=style.GREY, ls=":", label="guess (1/8)")
     ax.axvline(DEFAULT_GAP, color=style.GREY, lw=0.8)
     ax.set_xlabel("gap L (filler words)")
-    ax.set_ylabel("share of sentences, first word named (1)")
+    ax.set_ylabel("share of sentences, first word named")
     ax.set_ylim(0, 1.05)
     ax.legend(fontsize=style.SMALL, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=3)
     ax.set_title("8 x 8 state against a cache, every word written")
@@ -186,12 +186,12 @@ def forget_then_write(cubes):
     reads = [float(ds["hebbian_read_ann_cy"]), float(ds["delta_read_cy"])]
     ax.bar(["add", "correct (delta)"], reads, color=[style.LIMIT, style.RESULT])
     ax.axhline(5, color=style.QUERY, ls="--", label="Cy = 5, the newest value")
-    ax.set_ylabel("read at the shared key (1)")
+    ax.set_ylabel("read at the shared key")
     ax.set_title("Ann = 3, then Cy = 5, one key")
     ax.legend(fontsize=style.SMALL)
     vals = [7.0, float(ds["neighbour_read_kprime"])]
     bx.bar(["before", "after writing Ann"], vals, color=[style.STORED, style.QUERY])
-    bx.set_ylabel("read at the neighbour's key k' (1)")
+    bx.set_ylabel("read at the neighbour's key k'")
     bx.set_title("a neighbour moves by overlap x error")
     for i, v in enumerate(vals):
         bx.text(i, v + 0.1, f"{v:.2f}", ha="center")
@@ -223,7 +223,7 @@ def four_ways(cubes):
     ax.axhline(1, color=style.GREY, ls=":", label="answering nothing")
     ax.axvline(16, color=style.GREY, lw=0.8)
     ax.set_xlabel("stored pairs m (d = 16)")
-    ax.set_ylabel("squared error of the recalled value (1)")
+    ax.set_ylabel("squared error of the recalled value")
     ax.legend(fontsize=style.SMALL)
     return fig
 
@@ -262,7 +262,7 @@ def _age_panel(ax, ds, ex, gamma):
     )
     ax.axhline(1, color=style.GREY, ls=":")
     ax.set_xlabel("age of the pair (writes since)")
-    ax.set_ylabel("squared error of the read (1)")
+    ax.set_ylabel("squared error of the read")
     ax.set_ylim(0, 3.1)
 
 
@@ -315,7 +315,7 @@ def gated_write(cubes):
         )
     ax.axvline(DEFAULT_GAP, color=style.GREY, lw=0.8)
     ax.set_xlabel("gap L (filler words)")
-    ax.set_ylabel("share of sentences, first word named (1)")
+    ax.set_ylabel("share of sentences, first word named")
     ax.set_ylim(0, 1.05)
     ax.legend(fontsize=style.SMALL, loc="upper left", bbox_to_anchor=(1.01, 1))
     return fig
@@ -342,7 +342,7 @@ def careful_write(cubes):
     ax.plot(m, ex["least_squares_closed_error"], "--", color=style.RESULT, lw=1)
     ax.axvline(16, color=style.GREY, lw=0.8, ls="--")
     ax.set_xlabel("stored memories M (d_k = 16)")
-    ax.set_ylabel("squared recall error (1)")
+    ax.set_ylabel("squared recall error")
     ax.legend(fontsize=style.SMALL)
     return fig
 
@@ -371,7 +371,7 @@ def cache_vs_state(cubes):
     bx.plot(t, err.sel(memory="cache"), "o-", color=style.OBSERVED, label="cache, softmax read")
     bx.axhline(1, color=style.GREY, ls=":")
     bx.set_xlabel("tokens read")
-    bx.set_ylabel("squared error on the first value (1)")
+    bx.set_ylabel("squared error on the first value")
     bx.legend(fontsize=style.SMALL)
     return fig
 

@@ -38,8 +38,8 @@ def _lines(ax, one, layers, colour, label_fmt):
             label=label_fmt.format(ell),
         )
     ax.plot(grid, float(one["ls_slope"]) * grid, color="black", ls="--", label="least squares")
-    ax.set_xlabel("input x (1)")
-    ax.set_ylabel("label y (1)")
+    ax.set_xlabel("input x")
+    ax.set_ylabel("label y")
 
 
 @figure(
@@ -72,7 +72,7 @@ def e3_gradient_steps(cubes, drawn_d):
     ax.plot(layers, one["slope"], color=style.STORED, marker="o", ms=3, label="slope")
     ax.axhline(float(one["ls_slope"]), color="black", ls="--", label="least-squares slope")
     ax.set_xlabel("layers = gradient steps")
-    ax.set_ylabel("slope (1)")
+    ax.set_ylabel("slope")
     ax2 = ax.twinx()
     ax2.semilogy(layers, one["loss"], color=style.LIMIT, label="loss")
     ax2.axhline(float(one["ls_loss"]), color=style.LIMIT, ls=":", label="floor")
@@ -89,7 +89,7 @@ def e3_gradient_steps(cubes, drawn_d):
     ax.plot(FIGURE_LAYERS, slopes[:3], "o", color=style.RESULT, label="printed 1, 3, 10 layers")
     ax.axhline(slopes[3], color="black", ls="--", label=f"printed least squares {slopes[3]}")
     ax.set_xlabel("layers")
-    ax.set_ylabel("slope (1)")
+    ax.set_ylabel("slope")
     ax.legend(fontsize=style.SMALL)
     ax.set_title("note's readings: one data set fits every slope", fontsize=style.SMALL)
 
@@ -213,7 +213,7 @@ def e4_induction(cubes, arc_beta):
     ax.set_ylabel("position asking (query)")
     ax.set_title(f"layer-2 attention at beta = {arc_beta:g}", fontsize=style.SMALL)
     ax.grid(False)
-    fig.colorbar(im, ax=ax, label="attention weight (1)", shrink=0.8)
+    fig.colorbar(im, ax=ax, label="attention weight", shrink=0.8)
 
     ax = fig.add_subplot(gs[1, 1])
     beta = ds["beta"].values
@@ -248,7 +248,7 @@ def e4_induction(cubes, arc_beta):
     ax.axvline(arc_beta, color=style.GREY, lw=0.8)
     ax.set_xscale("log")
     ax.set_xlabel("sharpness beta (log scale)")
-    ax.set_ylabel("weight, probability or share (1)")
+    ax.set_ylabel("weight, probability or share")
     ax.legend(fontsize=style.SMALL, loc="lower right", **style.FRAMED)
     ax.set_title(f"second copy over beta ({arc_beta:g} marked)", fontsize=style.SMALL)
     return fig

@@ -32,10 +32,10 @@ def induction_training(cubes):
             label = f"{int(layers)} layer{'s' if layers > 1 else ''}" if i == 0 else None
             s = d.sel(seed=seed)
             left.plot(steps, s["icl_score"], color=colours[int(layers)], lw=1.2, label=label)
-            pm = s["prefix_matching"].stack(h=("layer", "head"))
+            pm = s["prefix_matching"].stack(h=("layer_index", "head"))
             top = int(np.argmax(pm.isel(step=-1).fillna(-1).values))
             right.plot(steps, pm.isel(h=top), color=colours[int(layers)], lw=1.2, label=label)
-            cp = s["copying"].stack(h=("layer", "head")).isel(h=top)
+            cp = s["copying"].stack(h=("layer_index", "head")).isel(h=top)
             right.plot(steps, cp, color=colours[int(layers)], lw=0.8, ls=":")
     left.axhline(0, color=style.GREY, lw=0.6)
     left.set_xlabel("training step")

@@ -46,7 +46,7 @@ def trained_lsa(cubes):
         )
     ax.set_xscale("log", base=2)
     ax.set_xlabel("examples per prompt m (log scale)")
-    ax.set_ylabel("query MSE / mean y_q^2 (1)")
+    ax.set_ylabel("query MSE / mean y_q^2")
     ax.legend(fontsize=style.SMALL, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncols=2)
     bx.set_xscale("log", base=2)
     bx.set_yscale("log")
@@ -91,7 +91,7 @@ def softmax_vs_linear(cubes):
     ax.set_yscale("log")
     ax.set_ylabel("gap to one step / its variance\n(1, log)")
     ax.legend(fontsize=style.SMALL)
-    bx.set_ylabel("query MSE / mean y_q^2 (1)")
+    bx.set_ylabel("query MSE / mean y_q^2")
     bx.legend(fontsize=style.SMALL)
     return fig
 

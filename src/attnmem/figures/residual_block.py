@@ -62,19 +62,19 @@ def one_head_read(cubes, **block):
     fig, axes = plt.subplots(1, 4, figsize=(14, 3.6), layout="constrained")
     axes[0].bar(range(n), scores, color=style.OBSERVED)
     axes[0].set_title(READ_STEPS[0][0], fontsize=style.SMALL)
-    axes[0].set_ylabel("score (1)")
+    axes[0].set_ylabel("score")
     axes[1].bar(range(n), weights, color=style.QUERY)
     axes[1].set_title(READ_STEPS[1][0], fontsize=style.SMALL)
-    axes[1].set_ylabel("weight (1)")
+    axes[1].set_ylabel("weight")
     for ax in axes[:2]:
         ax.set_xticks(range(n), words, rotation=45, fontsize=style.SMALL)
         ax.set_xlabel("key position")
     axes[2].bar(NAMES, ds["thanked_sub_copy"].values, color=style.STORED)
     axes[2].set_title(READ_STEPS[2][0], fontsize=style.SMALL)
-    axes[2].set_ylabel("copy (1)")
+    axes[2].set_ylabel("copy")
     axes[3].bar(NAMES, ds["thanked_probs"].values, color=style.RESULT)
     axes[3].set_title(READ_STEPS[3][0], fontsize=style.SMALL)
-    axes[3].set_ylabel("probability (1)")
+    axes[3].set_ylabel("probability")
     for ax in axes[2:]:
         ax.tick_params(axis="x", rotation=45, labelsize=style.SMALL)
         ax.set_xlabel("name")
@@ -117,7 +117,7 @@ def scale_freeze(cubes, shown_d_k):
             if row == 0:
                 ax.set_title(f"d_k = {dk}", fontsize=style.SMALL)
             if col == 0:
-                ax.set_ylabel(f"{label} weight (1)", fontsize=style.SMALL)
+                ax.set_ylabel(f"{label} weight", fontsize=style.SMALL)
             else:
                 ax.set_yticklabels([])
             if row == 1:
@@ -231,7 +231,7 @@ def block_diagram(cubes, **block):
             ax.tick_params(axis="x", rotation=45, labelsize=style.SMALL)
             ax.set_title(f"at '{at}': {label}", fontsize=style.SMALL)
             if col == 0:
-                ax.set_ylabel("value in the stream (1)")
+                ax.set_ylabel("value in the stream")
     fig.suptitle(
         "first-principles C4: two pointers write two copies, the gate keeps the one asked for"
         f" (Flo gave Gus ..., beta = {block['printed_beta']:g})"
@@ -273,7 +273,7 @@ def block_steps(cubes, curve_betas, **block):
             if row == 0:
                 ax.set_title(stage, fontsize=style.SMALL)
             if col == 0:
-                ax.set_ylabel(f"at '{at}' (1)", fontsize=style.SMALL)
+                ax.set_ylabel(f"at '{at}'", fontsize=style.SMALL)
             else:
                 ax.set_yticklabels([])
     ax = fig.add_subplot(grid[:, len(stages) :])
@@ -294,7 +294,7 @@ def block_steps(cubes, curve_betas, **block):
     ax.set_xscale("log")
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("gap L + 1 (log scale)")
-    ax.set_ylabel("probability of the right final name (1)")
+    ax.set_ylabel("probability of the right final name")
     ax.set_title(
         f"kappa = {block['block_kappa']:g}; the argmax is right at every L", fontsize=style.SMALL
     )

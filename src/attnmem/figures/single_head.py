@@ -163,7 +163,7 @@ def score_square(cubes, printed_wq_3_1, exercise_wq_3_1):
         for x, s in zip(keys + off, shares, strict=True):
             ax.text(x, s + 0.01, f"{s:.3f}", ha="center", fontsize=style.SMALL)
     ax.set_xticks(keys, [f"key {k}" for k in keys])
-    ax.set_ylabel("share of token 2's row (1)")
+    ax.set_ylabel("share of token 2's row")
     ax.set_ylim(0, 0.7)
     ax.set_title("Exercise 1: one weight moves token 2's attention", fontsize=style.SMALL)
     ax.legend(fontsize=style.SMALL, loc="upper right")
@@ -242,7 +242,7 @@ def cost_growth(cubes):
     ax.set_xscale("log")
     ax.set_ylim(1.5, 4.3)
     ax.set_xlabel("tokens in the row n (log scale)")
-    ax.set_ylabel("cost at n over cost at n/2 (1)")
+    ax.set_ylabel("cost at n over cost at n/2")
     ax.set_title("doubling the row: x2, x4, and the total toward 4", fontsize=style.SMALL)
     ax.legend(fontsize=style.SMALL, loc="lower right")
     fig.suptitle("every-word: what one head costs as the row grows")
@@ -268,7 +268,7 @@ def sqrt_divide_scale(cubes):
     fig, axes = plt.subplots(1, 3, figsize=(14, 4.4), layout="constrained")
     panels = (
         ("spread", "mean spread of a row, max - min (log scale)", True, 1.0),
-        ("top", "mean biggest share of a row (1)", False, 1.0),
+        ("top", "mean biggest share of a row", False, 1.0),
         ("pinned", "rows of 1000 with biggest share > 0.99", False, 1.0),
     )
     for ax, (stem, ylabel, logy, _) in zip(axes, panels, strict=True):

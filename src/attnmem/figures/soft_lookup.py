@@ -41,7 +41,7 @@ def sharpness(cubes, printed_betas):
         ax.axvline(b, color=style.QUERY, lw=0.8, alpha=0.6)
     ax.set_xscale("log")
     ax.set_xlabel("sharpness β (log scale)")
-    ax.set_ylabel("share of the query 'sat' (1)")
+    ax.set_ylabel("share of the query 'sat'")
     ax.set_title("one query, five keys: from average to lookup")
     ax.legend(title="key", loc="center left")
     for i, b in enumerate(printed_betas):
@@ -51,7 +51,7 @@ def sharpness(cubes, printed_betas):
         mixed = ds["mixed"].sel(query="sat", beta=b).values
         sub.set_title(f"β = {b:g}: mixed [{mixed[0]:.3f}, {mixed[1]:.3f}]", fontsize=style.SMALL)
         sub.set_ylim(0, 1.05)
-        sub.set_ylabel("share (1)")
+        sub.set_ylabel("share")
         for x, s in enumerate(shares):
             sub.text(x, s + 0.02, f"{s:.3f}", ha="center", fontsize=style.SMALL)
     return fig
@@ -100,7 +100,7 @@ def table(cubes, table_beta):
         "with the causal mask: no share on later tokens",
     )
     axes[0].set_ylabel("query (the token asking)")
-    fig.colorbar(im, ax=axes, label="share (1)", shrink=0.8)
+    fig.colorbar(im, ax=axes, label="share", shrink=0.8)
     return fig
 
 
