@@ -114,6 +114,7 @@ class Console:
         self.workdir = Path.cwd()
         self.started = self.nothing = self.closed = False
         self.failed: list[str] = []  # "rule X (its log)" of each failed job
+        self.before_start: list[str] = []  # Snakemake's notes before a workflow starts
         self.drawn = False  # a progress line is on the terminal, to be overwritten
         self.last_plain = 0.0
         self.lock = threading.RLock()
@@ -143,8 +144,9 @@ class Console:
     def status(self) -> str:
         running = []
         for jobid in self.running:
-            rule, logs = self.jobs.get(jobid, ("?", []))
-            running.append((rule, self._grid(logs)))
+            if jobid in self.jobs:  # Snakemake may announce a job just after starting it
+                rule, logs = self.jobs[jobid]
+                running.append((rule, self._grid(logs)))
         return status(self.done, self.total, running)
 
     def _grid(self, logs: list[str]):
@@ -230,7 +232,13 @@ class Console:
         elif record.levelno >= logging.WARNING:
             self.write(text, wrap=False)
         elif not _from_snakemake(record):  # the workflow's own notes (a large grid announced)
-            self.write(text)
+            self.write_lines(text)
+        elif not self.started:  # kept for a command that runs no workflow (--lint, ...)
+            self.before_start.append(text)
+
+    def write_lines(self, text: str) -> None:
+        for line in text.splitlines() or [""]:
+            self.write(line)
 
     def close(self) -> None:
         """The end of the run: the summary, or the jobs that failed."""
@@ -243,8 +251,8 @@ class Console:
                 lines = ["Failed: " + "; ".join(self.failed) + " (the log is above)."]
             elif self.started and not self.quiet:
                 lines = summary(self.workdir)
-            else:
-                lines = []
+            else:  # no workflow ran: what Snakemake said is the command's answer (--lint)
+                lines = [line for text in self.before_start for line in text.splitlines()]
             for line in lines:
                 self.stream.write(fit(line, self.width) + "\n")
             self.stream.flush()
