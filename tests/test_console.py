@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import snakemake
 from conftest import ROOT, copy_built, snakemake_in
 
 from attnmem.console import OPEN_THESE, Console, fit, status
@@ -54,7 +55,7 @@ def test_progress_line_names_steps_the_running_job_and_its_grid_points(tmp_path)
 def test_snakemake_chatter_is_dropped_and_the_workflows_notes_kept_within_a_line(tmp_path):
     con, out = console(tmp_path, width=60)
     chatter = record(None, "Select jobs to execute...")
-    chatter.pathname = "/x/site-packages/snakemake/scheduling/job_scheduler.py"
+    chatter.pathname = str(Path(snakemake.__file__).parent / "scheduling/job_scheduler.py")
     con.handle(chatter)
     con.handle(record("job_info", jobid=1, rule_name="r", log=[], input=["a" * 8000]))
     con.handle(record("run_info", "Job stats:\n" + "rule x 1\n" * 100))

@@ -3,8 +3,8 @@ fails, and at the end one summary with the paths to open. Snakemake hands it its
 through the logger plugin interface (snakemake_logger_plugin_attnmem, selected in the default
 profile); ``--verbose`` and dry runs get Snakemake's own text instead.
 
-Snakemake imports every logger plugin at each start: this module imports the standard library
-only (the rest of attnmem is imported by no function here but ``read_progress``'s module)."""
+Snakemake imports every logger plugin at each start, so this module imports the standard
+library and attnmem.logs only."""
 
 from __future__ import annotations
 
@@ -95,9 +95,16 @@ def _event(record: logging.LogRecord):
 
 
 def _from_snakemake(record: logging.LogRecord) -> bool:
-    """A record of Snakemake's own chatter (its package or a plugin's), not of our workflow."""
-    path = record.pathname.replace(os.sep, "/")
-    return "/snakemake/" in path or "/snakemake_" in path
+    """A record of Snakemake's own chatter (its package or a plugin's), not of our workflow:
+    logged from a package named snakemake* beside the installed Snakemake."""
+    import snakemake
+
+    packages = Path(snakemake.__file__).resolve().parents[1]
+    try:
+        inside = Path(record.pathname).resolve().relative_to(packages)
+    except ValueError:
+        return False
+    return inside.parts[0].startswith("snakemake")
 
 
 class Console:
@@ -112,7 +119,7 @@ class Console:
         self.running: list = []  # jobids, in start order
         self.done = self.total = 0
         self.workdir = Path.cwd()
-        self.started = self.nothing = self.closed = False
+        self.started = self.closed = False
         self.failed: list[str] = []  # "rule X (its log)" of each failed job
         self.before_start: list[str] = []  # Snakemake's notes before a workflow starts
         self.drawn = False  # a progress line is on the terminal, to be overwritten
@@ -121,12 +128,12 @@ class Console:
         self.events = os.environ.get(EVENTS_FILE)
 
     # ------------------------------------------------------------------ output
-    def write(self, line: str, wrap: bool = True) -> None:
-        """A line above the progress line, cut to the terminal's width unless ``wrap`` is off
+    def write(self, line: str, cut: bool = True) -> None:
+        """A line above the progress line, cut to the terminal's width unless ``cut`` is off
         (errors and logs, which must be read whole)."""
         with self.lock:
             self._clear()
-            self.stream.write((fit(line, self.width) if wrap else line) + "\n")
+            self.stream.write((fit(line, self.width) if cut else line) + "\n")
             self.stream.flush()
             self._draw()
 
@@ -220,17 +227,16 @@ class Console:
                 if jobid in self.running:
                     self.running.remove(jobid)
             for line in failure(rule, jobid, logs, self.workdir):
-                self.write(line, wrap=False)
+                self.write(line, cut=False)
 
     def message(self, record: logging.LogRecord) -> None:
         text = record.getMessage()
         if self.quiet and record.levelno < logging.WARNING:
             return
         if "Nothing to be done" in text:
-            self.nothing = True
             self.write(text)
         elif record.levelno >= logging.WARNING:
-            self.write(text, wrap=False)
+            self.write(text, cut=False)
         elif not _from_snakemake(record):  # the workflow's own notes (a large grid announced)
             self.write_lines(text)
         elif not self.started:  # kept for a command that runs no workflow (--lint, ...)
