@@ -243,8 +243,13 @@ class Console:
             self.before_start.append(text)
 
     def write_lines(self, text: str) -> None:
+        """A note of the workflow, each of its lines folded to the terminal's width."""
+        import textwrap
+
         for line in text.splitlines() or [""]:
-            self.write(line)
+            parts = textwrap.wrap(line, self.width, subsequent_indent="  ", break_on_hyphens=False)
+            for part in parts or [""]:
+                self.write(part)
 
     def close(self) -> None:
         """The end of the run: the summary, or the jobs that failed."""
