@@ -46,37 +46,52 @@ BUILD_LOCK = ROOT / ".snakemake" / "attnmem" / "pytest-build.lock"
 
 def build_pipeline(say) -> None:
     """Build the default config in this checkout (Snakemake reuses what is up to date), passing
-    each of Snakemake's step counts to ``say`` as a line of text. One build at a time: pytest's
-    workers (and the controller that builds before them, see below) take a file lock."""
+    each of Snakemake's step counts to ``say`` as a line of text: the console (attnmem.console,
+    the default profile's logger plugin) writes them as JSON events to a file read here. One
+    build at a time: pytest's workers (and the controller that builds before them, see below)
+    take a file lock."""
     import fcntl
-    import re
+    import json
+    import tempfile
     import time
+
+    from attnmem.console import EVENTS_FILE
 
     exe = Path(sys.executable).with_name("snakemake")
     cmd = [
         str(exe) if exe.exists() else "snakemake",
         "--snakefile",
         str(ROOT / "workflow/Snakefile"),
+        "--cores",
+        "2",
     ]
-    cmd += ["--cores", "2", "--quiet", "rules"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     BUILD_LOCK.parent.mkdir(parents=True, exist_ok=True)
-    with open(BUILD_LOCK, "w") as lock:
+    with open(BUILD_LOCK, "w") as lock, tempfile.TemporaryDirectory() as tmp:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        start, lines = time.monotonic(), []
-        with subprocess.Popen(
-            cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-        ) as proc:
-            for line in proc.stdout:
-                lines.append(line)
-                step = re.search(r"(\d+) of (\d+) steps \((\d+%)\) done", line)
-                if step:
-                    say(
-                        f"[pipeline] {step.group(1)}/{step.group(2)} Snakemake steps "
-                        f"({step.group(3)}), {time.monotonic() - start:.0f} s"
-                    )
-    if proc.returncode != 0:
-        raise AssertionError("the pipeline build failed:\n" + "".join(lines[-80:]))
+        events, output = Path(tmp) / "events.jsonl", Path(tmp) / "output.txt"
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), EVENTS_FILE: str(events)}
+        start, seen = time.monotonic(), 0
+        with open(output, "w") as out:
+            proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+            while True:
+                running = proc.poll() is None
+                # whole lines only (the last may be half written)
+                lines = events.read_text().split("\n")[:-1] if events.exists() else []
+                for line in lines[seen:]:
+                    event = json.loads(line)
+                    if event["event"] == "progress":
+                        done, total = event["done"], event["total"]
+                        say(
+                            f"[pipeline] {done}/{total} Snakemake steps "
+                            f"({100 * done // total}%), {time.monotonic() - start:.0f} s"
+                        )
+                seen = len(lines)
+                if not running:
+                    break
+                time.sleep(0.5)
+        if proc.returncode != 0:
+            tail = output.read_text(errors="replace").splitlines()[-80:]
+            raise AssertionError("the pipeline build failed:\n" + "\n".join(tail))
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,8 @@ log file (the one Snakemake points to on failure), and failures logged with thei
 from __future__ import annotations
 
 import logging
+import os
+import re
 import sys
 import threading
 from contextlib import contextmanager
@@ -13,9 +15,34 @@ log = logging.getLogger("attnmem")
 
 LOG_FORMAT = "%(asctime)s %(name)s: %(message)s"
 
+# Set by the console (snakemake_logger_plugin_attnmem) in Snakemake's process, and so inherited
+# by its jobs: a job with a log file then writes its records there only, not on the terminal.
+QUIET_JOBS = "ATTNMEM_QUIET_JOBS"
+
+# A job's progress over its grid, one log line at a time; the console reads the last one.
+PROGRESS_FORMAT = "%s: %d/%d grid points, %.1f s"
+_PROGRESS = re.compile(r": (\d+)/(\d+) (?:new )?grid points, [\d.]+ s$")
+
+
+def log_progress(name: str, done: int, total: int, seconds: float) -> None:
+    """Log how many of a job's grid points are done (the console shows the latest)."""
+    log.info(PROGRESS_FORMAT, name, done, total, seconds)
+
+
+def read_progress(text: str) -> tuple[int, int] | None:
+    """The (done, total) grid points of the last progress line in a job's log text."""
+    for line in reversed(text.splitlines()):
+        found = _PROGRESS.search(line)
+        if found:
+            return int(found.group(1)), int(found.group(2))
+    return None
+
 
 def setup_logging(log_file: str | None = None) -> None:
-    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    """Records to ``log_file`` and to stderr; to the file only when the console asked for quiet
+    jobs (QUIET_JOBS) and there is a file."""
+    quiet = bool(log_file) and bool(os.environ.get(QUIET_JOBS))
+    handlers: list[logging.Handler] = [] if quiet else [logging.StreamHandler(sys.stderr)]
     if log_file:
         Path(log_file).parent.mkdir(parents=True, exist_ok=True)
         handlers.append(logging.FileHandler(log_file, mode="w"))

@@ -39,11 +39,12 @@ from functools import lru_cache
 from pathlib import Path
 
 from .grid import expand_grid, point_rng
-from .logs import log
+from .logs import log, log_progress
 from .sources import imported_libraries, installed_versions, science_files
 
 STORE = Path("results/points")  # relative to the working directory of the jobs
 CHUNK_SECONDS = 20.0  # a worker writes what it computed at least this often
+PROGRESS_SECONDS = 5.0  # and logs its progress this often
 TASKS_PER_WORKER = 4  # the new points are dealt into this many tasks per worker (balance)
 EXACT_COUNT_POINTS = 10**6  # grids larger than this are not expanded to count stored points
 WORKER_SECONDS = 15.0  # a script job asks for one thread (a worker process) per this much work
@@ -249,16 +250,19 @@ def _compute(
     global_seed: int,
     directory: Path,
     should_stop=None,
+    report: bool = False,
 ):
     """Compute ``points`` in this process, writing a chunk at least every CHUNK_SECONDS and at
-    the end; the number of points computed. When ``should_stop()`` turns true before a point,
-    the points done are kept and ``Stopped`` is raised."""
+    the end (with ``report``, logging the progress every PROGRESS_SECONDS); the number of
+    points computed. When ``should_stop()`` turns true before a point, the points done are
+    kept and ``Stopped`` is raised."""
     from .cube import ExperimentError, Stopped
     from .experiments import experiment
 
     exp = experiment(name)
     grid_keys = exp.grid
     done, values, last = [], [], time.monotonic()
+    start = reported = last
     for i, point in enumerate(points):
         if should_stop is not None and should_stop():
             if done:
@@ -276,7 +280,11 @@ def _compute(
             raise KeyError(f"{exp.name} at {point} returned no {sorted(missing)}")
         done.append(point)
         values.append(result)
-        if time.monotonic() - last > CHUNK_SECONDS:
+        now = time.monotonic()
+        if report and now - reported > PROGRESS_SECONDS:  # the console shows a long job's progress
+            log_progress(exp.name, i + 1, len(points), now - start)
+            reported = now
+        if now - last > CHUNK_SECONDS:
             write_chunk(directory, exp, grid_keys, done, values)
             done, values, last = [], [], time.monotonic()
     if done:
@@ -328,7 +336,7 @@ def compute(
             "s" if workers > 1 else "",
         )  # fmt: skip
         if workers == 1 or should_stop is not None:
-            _compute(exp.name, todo, params, global_seed, directory, should_stop)
+            _compute(exp.name, todo, params, global_seed, directory, should_stop, True)
         else:
             _in_workers(exp.name, todo, params, global_seed, directory, workers)
     log.info(
