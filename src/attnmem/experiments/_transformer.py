@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ..spec import Param, integer, real, require
+from ._torch import Adam
 
 
 def build(torch, vocab: int, n_ctx: int, d_model: int, layers: int, heads: int, mlp: int = 0):
@@ -77,7 +78,7 @@ def train(torch, params: dict, batches, steps: int, lr: float, on_eval=None, eva
     """Adam on the mean token loss for ``steps`` steps; ``batches(step)`` gives (inputs,
     targets) as int64 numpy arrays. ``on_eval(step)`` is called at step 0, every
     ``eval_every`` steps and after the last. Returns the training loss of each step."""
-    opt = torch.optim.Adam(params.values(), lr=lr)
+    opt = Adam(torch, params.values(), lr=lr)
     losses = np.empty(steps)
     for step in range(steps):
         if on_eval is not None and eval_every and step % eval_every == 0:

@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from ..spec import Output, experiment, from_param, integer, ints, real, require, seeds
-from ._torch import adam_cosine
+from ._torch import Adam, cosine_rates
 
 
 def mlp_params(d_in: int, width: int, vocab: int) -> int:
@@ -53,13 +53,13 @@ def memorise(torch, width, d_in, vocab, n_facts, steps, lr):
     model = torch.nn.Sequential(
         torch.nn.Linear(d_in, width), torch.nn.ReLU(), torch.nn.Linear(width, vocab)
     )
-    opt, schedule = adam_cosine(torch, model.parameters(), lr, steps)
-    for _ in range(steps):
+    opt = Adam(torch, model.parameters(), lr=lr)
+    for rate in cosine_rates(lr, steps):
+        opt.lr = rate
         loss = torch.nn.functional.cross_entropy(model(keys), values)
         opt.zero_grad()
         loss.backward()
         opt.step()
-        schedule.step()
     with torch.no_grad():
         logits = model(keys)
         ce = float(torch.nn.functional.cross_entropy(logits, values, reduction="sum"))
@@ -164,14 +164,14 @@ def memorise_sequences(torch, params: dict, seqs: np.ndarray, steps: int, lr: fl
     from . import _transformer as tf
 
     inputs, targets = torch.from_numpy(seqs[:, :-1]), torch.from_numpy(seqs[:, 1:])
-    opt, schedule = adam_cosine(torch, params.values(), lr, steps)
+    opt = Adam(torch, params.values(), lr=lr)
     losses = np.empty(steps)
-    for step in range(steps):
+    for step, rate in enumerate(cosine_rates(lr, steps)):
+        opt.lr = rate
         loss = tf.token_losses(torch, params, inputs, targets).mean()
         opt.zero_grad()
         loss.backward()
         opt.step()
-        schedule.step()
         losses[step] = loss.item()
     token_loss, predicted, _ = tf.evaluate(torch, params, seqs[:, :-1], seqs[:, 1:])
     ce = float(token_loss.astype(float).sum())

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..spec import Output, experiment, integer, ints, real, seeds
-from ._torch import adam_cosine
+from ._torch import Adam, cosine_rates
 
 
 def prompts(torch, n: int, m: int, d: int):
@@ -196,14 +196,14 @@ def train_lsa(torch, d, m, layers, steps, batch, lr, init, predict=lsa_predict):
         for _ in range(layers)
     ]
     flat = [p for layer in params for p in layer]
-    opt, schedule = adam_cosine(torch, flat, lr, steps)
-    for _ in range(steps):
+    opt = Adam(torch, flat, lr=lr)
+    for rate in cosine_rates(lr, steps):
+        opt.lr = rate
         x, y, x_q, y_q = prompts(torch, batch, m, d)
         loss = ((predict(torch, params, x, y, x_q) - y_q) ** 2).mean()
         opt.zero_grad()
         loss.backward()
         opt.step()
-        schedule.step()
     return [tuple(p.detach() for p in layer) for layer in params]
 
 
