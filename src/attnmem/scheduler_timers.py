@@ -14,14 +14,25 @@ snakemake/snakemake#3744, the loop rerun before the window has passed.)
 
 With this patch a pass asks for a timer only when none is pending, and the timer is a daemon:
 the loop still wakes at least once per window while it is waiting, which is all the rate
-limiter needs. A Snakemake without the method is left as it is.
+limiter needs.
+
+The method is private (and misspelled), so the patch is applied only to a Snakemake whose
+scheduler still looks as it did when the patch was written (``mismatch``): the method takes
+``(self, delay)`` and the scheduler's ``__init__`` creates the ``_open_jobs`` semaphore the
+timer releases. Otherwise Snakemake is left as it is, with one warning saying why.
+``ATTNMEM_NO_SCHEDULER_PATCH=1`` leaves it as it is without a word.
 """
 
 from __future__ import annotations
 
+import inspect
+import os
 import threading
+import warnings
 
 _METHOD = "_schedule_reevalutation"  # sic, Snakemake's spelling
+OFF_SWITCH = "ATTNMEM_NO_SCHEDULER_PATCH"
+_warned: set[str] = set()  # one warning per reason and process, however often it is asked
 
 
 def reevaluate_once(scheduler, delay: float) -> None:
@@ -40,14 +51,47 @@ def reevaluate_once(scheduler, delay: float) -> None:
     timer.start()
 
 
-def coalesce_reevaluation_timers() -> bool:
-    """Install ``reevaluate_once`` as Snakemake's re-evaluation timer; False when this
-    Snakemake has no such method (then nothing is changed)."""
+def mismatch(scheduler_class) -> str | None:
+    """Why ``reevaluate_once`` cannot stand in for ``scheduler_class``'s re-evaluation timer,
+    or None when it can: the method exists with parameters ``(self, delay)``, and ``__init__``
+    creates ``self._open_jobs`` (read from its source: the class has no instance to ask)."""
+    method = getattr(scheduler_class, _METHOD, None)
+    if not callable(method):
+        return f"JobScheduler.{_METHOD} no longer exists"
+    names = list(inspect.signature(method).parameters)
+    if names != ["self", "delay"]:
+        return f"JobScheduler.{_METHOD} now takes ({', '.join(names)}), not (self, delay)"
     try:
-        from snakemake.scheduling.job_scheduler import JobScheduler
-    except ImportError:
+        init = inspect.getsource(scheduler_class.__init__)
+    except (OSError, TypeError):
+        return "the source of JobScheduler.__init__ cannot be read"
+    if "self._open_jobs = " not in init:
+        return "JobScheduler.__init__ no longer creates self._open_jobs"
+    return None
+
+
+def coalesce_reevaluation_timers(scheduler_class=None) -> bool:
+    """Install ``reevaluate_once`` as the re-evaluation timer of ``scheduler_class`` (default:
+    Snakemake's ``JobScheduler``). False, changing nothing, when the off switch is set, when
+    Snakemake has no such scheduler, or on a ``mismatch`` (then with one warning)."""
+    if os.environ.get(OFF_SWITCH, "") not in ("", "0"):
         return False
-    if not callable(getattr(JobScheduler, _METHOD, None)):
+    if scheduler_class is None:
+        try:
+            from snakemake.scheduling.job_scheduler import JobScheduler as scheduler_class
+        except ImportError:
+            return False
+    if getattr(scheduler_class, _METHOD, None) is reevaluate_once:
+        return True  # installed already (the Snakefile is read more than once)
+    why = mismatch(scheduler_class)
+    if why is not None:
+        if why not in _warned:
+            _warned.add(why)
+            warnings.warn(
+                f"attnmem.scheduler_timers: Snakemake left unpatched: {why}. Builds still "
+                f"work, with Snakemake's own timers (slower); set {OFF_SWITCH}=1 to silence this.",
+                stacklevel=2,
+            )
         return False
-    setattr(JobScheduler, _METHOD, reevaluate_once)
+    setattr(scheduler_class, _METHOD, reevaluate_once)
     return True
