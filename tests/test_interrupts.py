@@ -78,7 +78,7 @@ def marked():
     if hasattr(p, "_filter_incomplete_keys"):
         return bool(p._filter_incomplete_keys([p._get_key(key_of)]))
     import os
-    return os.path.exists(os.path.join(p._incomplete_path, p._record_path(key_of)))
+    return os.path.exists(p._record_path(p._incomplete_path, key_of))  # 9.15's folders
 
 rule cube:
     output: update("cube.txt")
@@ -100,7 +100,9 @@ def test_the_patch_finds_and_clears_a_running_cubes_marker_in_a_real_build(tmp_p
     (tmp_path / "Snakefile").write_text(textwrap.dedent(SNAKEFILE))
     exe = Path(sys.executable).with_name("snakemake")
     done = subprocess.run(
-        [str(exe), "--cores", "1", "--quiet"],
+        # run: jobs in Snakemake's threads, as the default profile asks (Snakemake 9.15 spawns
+        # them as processes otherwise, where no scheduler runs)
+        [str(exe), "--cores", "1", "--quiet", "--force-use-threads"],
         cwd=tmp_path,
         capture_output=True,
         text=True,
