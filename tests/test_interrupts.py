@@ -73,18 +73,26 @@ from attnmem.interrupts import clear_atomic_markers, stop_threads_on_cancel
 INSTALLED = stop_threads_on_cancel()
 
 def marked():
+    # whether the running job's incomplete marker is on disk (both layouts of Snakemake 9)
+    import os
     key_of = next(iter(workflow.scheduler.running)).output[0]  # the running job's, as Ctrl-C
     p = workflow.persistence
-    if hasattr(p, "_filter_incomplete_keys"):
-        return bool(p._filter_incomplete_keys([p._get_key(key_of)]))
-    import os
-    return os.path.exists(p._record_path(p._incomplete_path, key_of))  # 9.15's folders
+    key = p._get_key(key_of) if hasattr(p, "_get_key") else key_of  # 9.16+: keyed by text
+    return os.path.exists(p._record_path(p._incomplete_path, key))
+
+def marked_soon(seconds=10.0):
+    # the marker may be written just after a threaded job starts: wait for it
+    import time
+    end = time.monotonic() + seconds
+    while not marked() and time.monotonic() < end:
+        time.sleep(0.05)
+    return marked()
 
 rule cube:
     output: update("cube.txt")
     run:
         executor = workflow.scheduler._executor
-        before = marked()
+        before = marked_soon()
         removed = clear_atomic_markers(executor)
         record = {"installed": INSTALLED, "executor": type(executor).__name__,
                   "wrapped": getattr(type(executor).cancel, "_attnmem", False),
