@@ -76,6 +76,22 @@ def gather(exp: Experiment, block: Mapping, global_seed: int, parts: list[xr.Dat
     return ds
 
 
+def compute_point(exp: Experiment, point: Mapping, params: Mapping, global_seed: int) -> Mapping:
+    """The outputs of one grid point, with the point's own generator; a failure names the
+    point, and a missing output is refused."""
+    kwargs = {**point, **params}
+    if exp.wants_rng:
+        kwargs["rng"] = point_rng(global_seed, exp.name, point)
+    try:
+        values = exp.func(**kwargs)
+    except Exception as exc:
+        raise ExperimentError(f"{exp.name} failed at grid point {point}: {exc!r}") from exc
+    missing = {o.name for o in exp.outputs} - set(values)
+    if missing:
+        raise KeyError(f"{exp.name} at {point} returned no {sorted(missing)}")
+    return values
+
+
 def run_points(
     exp: Experiment, block: Mapping, global_seed: int, should_stop: Callable[[], bool] | None = None
 ) -> xr.Dataset:
@@ -91,16 +107,7 @@ def run_points(
     for i, point in enumerate(points(grid), start=1):
         if should_stop is not None and should_stop():
             raise Stopped(f"{exp.name}: stopped on request after {i - 1}/{n_points} grid points")
-        kwargs = {**point, **params}
-        if exp.wants_rng:
-            kwargs["rng"] = point_rng(global_seed, exp.name, point)
-        try:
-            values = exp.func(**kwargs)
-        except Exception as exc:
-            raise ExperimentError(f"{exp.name} failed at grid point {point}: {exc!r}") from exc
-        missing = {o.name for o in exp.outputs} - set(values)
-        if missing:
-            raise KeyError(f"{exp.name} at {point} returned no {sorted(missing)}")
+        values = compute_point(exp, point, params, global_seed)
         for out in exp.outputs:
             results[out.name].append(np.asarray(values[out.name], dtype=float))
         now = time.monotonic()

@@ -38,7 +38,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from .grid import expand_grid, point_rng
+from .grid import expand_grid
 from .logs import log, log_progress
 from .sources import imported_libraries, installed_versions, science_files
 
@@ -256,7 +256,7 @@ def _compute(
     the end (with ``report``, logging the progress every PROGRESS_SECONDS); the number of
     points computed. When ``should_stop()`` turns true before a point, the points done are
     kept and ``Stopped`` is raised."""
-    from .cube import ExperimentError, Stopped
+    from .cube import Stopped, compute_point
     from .experiments import experiment
 
     exp = experiment(name)
@@ -268,16 +268,7 @@ def _compute(
             if done:
                 write_chunk(directory, exp, grid_keys, done, values)
             raise Stopped(f"{exp.name}: stopped on request after {i}/{len(points)} grid points")
-        kwargs = {**point, **params}
-        if exp.wants_rng:
-            kwargs["rng"] = point_rng(global_seed, exp.name, point)
-        try:
-            result = exp.func(**kwargs)
-        except Exception as exc:
-            raise ExperimentError(f"{exp.name} failed at grid point {point}: {exc!r}") from exc
-        missing = {o.name for o in exp.outputs} - set(result)
-        if missing:
-            raise KeyError(f"{exp.name} at {point} returned no {sorted(missing)}")
+        result = compute_point(exp, point, params, global_seed)
         done.append(point)
         values.append(result)
         now = time.monotonic()

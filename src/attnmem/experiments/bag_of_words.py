@@ -194,16 +194,7 @@ def direction_classes(sentences: np.ndarray, n_names: int, vocab: int) -> dict:
         ),
         "F": ints(doc="number of filler words in ToyLang's vocabulary"),
     },
-    constraints=(
-        require(
-            "max(N) * (max(N) - 1) * 3 * max(F) ** max(L) <= 10**7",
-            "the enumerated language (N (N-1) 3 F^L sentences at the largest grid values) "
-            "must hold at most 10^7 sentences",
-            "L",
-            "N",
-            "F",
-        ),
-    ),
+    constraints=(tl.ENUMERATION_RULE,),
     outputs=(
         Output("theta_gap", "largest |counted - closed-form| frequency"),
         Output("theta_sum", "sum of the counted frequencies"),

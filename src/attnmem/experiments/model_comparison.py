@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..spec import Output, coord, experiment, integer, ints, require
+from ..spec import Output, coord, experiment, integer, ints
 from . import hmm
 from . import ngram as ng
 from . import pair_mixture as pm
@@ -233,16 +233,7 @@ def _log_prob(cond: np.ndarray) -> np.ndarray:
     params={
         "n_shuffles": integer(min=1, doc="random reorderings"),
     },
-    constraints=(
-        require(
-            "max(N) * (max(N) - 1) * 3 * max(F) ** max(L) <= 10**7",
-            "the enumerated language (N (N-1) 3 F^L sentences at the largest grid values) "
-            "must hold at most 10^7 sentences",
-            "L",
-            "N",
-            "F",
-        ),
-    ),
+    constraints=(tl.ENUMERATION_RULE,),
     outputs=(
         Output(
             "order_grade",

@@ -15,10 +15,24 @@ import math
 
 import numpy as np
 
+from ..spec import require
+
 THINGS = ("book", "pen", "cup")
 TEMPLATE = ("gave", "a", "then", "thanked", ".")
 FILLERS = ("and", "so", "well", "now", "yes", "ok")  # the six filler words of the note
 NAMES = ("Ann", "Ben", "Cy", "Di", "Eve", "Flo", "Gus", "Hal")  # display only
+
+
+# The rule every experiment that enumerates ToyLang over a grid of N, F and L declares: its
+# largest language (N (N-1) 3 F^L sentences, n_sentences) is enumerated in memory.
+ENUMERATION_RULE = require(
+    "max(N) * (max(N) - 1) * 3 * max(F) ** max(L) <= 10**7",
+    "the enumerated language (N (N-1) 3 F^L sentences at the largest grid values) "
+    "must hold at most 10^7 sentences",
+    "L",
+    "N",
+    "F",
+)
 
 
 def vocab_size(n_names: int, n_fillers: int) -> int:
