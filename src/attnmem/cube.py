@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import json
 import logging
+import math
 import os
 import secrets
 import shutil
@@ -250,7 +251,7 @@ CONVENTIONS = "CF-1.8"
 # How a declared unit is stored: the UDUNITS unit of the quantity where the declared word is
 # not one UDUNITS parses as meant. UDUNITS has no nat ("nat" parses as a nano-atmosphere), so a
 # quantity in nats is stored in bits scaled by 1/ln 2, which UDUNITS converts to bits exactly.
-UDUNITS_OF = {"nats": "1.4426950408889634 bit", "MB": "Mbyte", "GB": "Gbyte"}
+UDUNITS_OF = {"nats": f"{1 / math.log(2)!r} bit", "MB": "Mbyte", "GB": "Gbyte"}
 # Declared units that UDUNITS parses as meant, stored unchanged (tests/test_cf.py checks both
 # tables against cf_units, so the cube on disk does not depend on that library).
 UDUNITS_UNITS = frozenset({"1", "bits", "bytes", "degrees"})
