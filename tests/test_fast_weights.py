@@ -113,3 +113,59 @@ def test_batch_ttt_by_finite_differences_is_linear_attention():
     from attnmem.experiments import fast_weights as fw_
 
     assert fw_.ttt_batch_fd_gap(np.random.default_rng(0), 6, 4) < 1e-8
+
+
+@pytest.mark.parametrize("eta, gamma", [(1.0, 1.0), (0.6, 0.85)])
+def test_delta_read_is_the_read_of_the_last_delta_state(eta, gamma):
+    """The backward recursion on vectors gives S_T q of the forward recursion on matrices, with
+    gates in [0, 1] on a leading axis of their own, keys not of unit length and d_v != d_k."""
+    rng = np.random.default_rng(7)
+    K, V = rng.standard_normal((5, 9, 4)), rng.standard_normal((5, 9, 3))
+    q, gate = rng.standard_normal((5, 4)), rng.uniform(0, 1, (2, 5, 9))
+    gate[1, :, ::3] = 0.0  # some writes skipped
+    for g in (gate, None):
+        states = fw.delta_states(K, V, eta, gamma, gate=g)
+        direct = fw.read(states[..., -1, :, :], q)
+        assert np.allclose(fw.delta_read(K, V, q, eta, gamma, gate=g), direct, rtol=0, atol=1e-12)
+    assert np.abs(direct).max() > 0.1  # not a comparison of two near-zero reads
+
+
+def test_written_least_squares_read_matches_the_pseudo_inverse_row_by_row():
+    """Streams grouped by their number of written pairs (fewer and more than d, and all of
+    them) read as the minimum-norm least-squares map of each stream's own written pairs."""
+    rng = np.random.default_rng(8)
+    K, V, q = (
+        rng.standard_normal((12, 10, 4)),
+        rng.standard_normal((12, 10, 3)),
+        rng.standard_normal((12, 4)),
+    )
+    kept = rng.uniform(size=(12, 10)) < np.linspace(0.2, 1.0, 12)[:, None]
+    kept[:, 0], kept[-2:] = True, True
+    out = tr.written_least_squares_read(K, V, q, kept)
+    for i in range(12):
+        W = fw.least_squares_memory(K[i][kept[i]], V[i][kept[i]])
+        assert np.allclose(out[i], W @ q[i], rtol=0, atol=1e-10)
+    assert len(np.unique(kept.sum(1))) > 3
+    every = np.ones((12, 10), bool)
+    assert np.allclose(
+        tr.written_least_squares_read(K, V, q, every), fw.least_squares_read(K, V, q)
+    )
+
+
+def test_hebbian_reads_without_states_match_the_state_reads():
+    """store_streams reads the Hebbian store as (K K^T) V and first_value_errors as a running
+    sum; both equal the reads of the states sum_j v_j k_j^T on the same draws."""
+    draws, d, pairs = 30, 6, 10
+    err = fw.store_streams(np.random.default_rng(9), draws, d, pairs, 8.0)["error"][0]
+    g = np.random.default_rng(9)
+    K, V = fw.unit_vectors(g, draws, pairs, d), fw.unit_vectors(g, draws, pairs, d)
+    states = fw.hebbian_states(K, V)
+    for m in range(1, pairs + 1):
+        direct = fw.squared_error(fw.read_all(states[:, m - 1], K[:, :m]), V[:, :m]).mean(-1)
+        assert np.allclose(err[m - 1], direct, rtol=1e-12, atol=1e-12)
+    first = fw.first_value_errors(np.random.default_rng(10), draws, pairs, d, 8.0)[0]
+    g = np.random.default_rng(10)
+    K, V = fw.unit_vectors(g, draws, pairs, d), fw.unit_vectors(g, draws, pairs, d)
+    reads = fw.read(fw.hebbian_states(K, V), K[:, None, 0])
+    direct = fw.squared_error(reads, V[:, None, 0]).mean(0)
+    assert np.allclose(first, direct, rtol=1e-12, atol=1e-12)

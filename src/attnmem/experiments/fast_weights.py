@@ -97,6 +97,28 @@ def delta_states(K, V, eta=1.0, gamma=1.0, gate=None, every: bool = True) -> np.
     return out if every else S
 
 
+def delta_read(K, V, q, eta=1.0, gamma=1.0, gate=None) -> np.ndarray:
+    """The read S_T q of the last state of ``delta_states`` (same arguments) without forming a
+    state: S_t = gamma S_{t-1} (I - g_t eta k_t k_t^T) + g_t eta v_t k_t^T unrolls to
+    S_T q = sum_t g_t eta (k_t . u_t) v_t, with u_T = q and
+    u_{t-1} = gamma (u_t - g_t eta (k_t . u_t) k_t): a backward recursion on d_k-vectors instead
+    of d_v x d_k matrices. Leading axes of K, V, q and ``gate`` (..., T) broadcast."""
+    T = K.shape[-2]
+    gated = () if gate is None else gate.shape[:-1]
+    batch = np.broadcast_shapes(K.shape[:-2], V.shape[:-2], q.shape[:-1], gated)
+    u = np.array(np.broadcast_to(q, (*batch, K.shape[-1])))
+    strength = np.broadcast_to(eta if gate is None else eta * gate, (*batch, T))
+    coef = np.empty((*batch, T))  # g_t eta (k_t . u_t): the weight of v_t in the read
+    for t in range(T - 1, -1, -1):
+        k = K[..., t, :]
+        c = np.einsum("...i,...i,...->...", k, u, strength[..., t])
+        coef[..., t] = c
+        u -= np.einsum("...,...i->...i", c, k)
+        if gamma != 1.0:
+            u *= gamma
+    return np.matmul(coef[..., None, :], V)[..., 0, :]
+
+
 def decayed_state(K: np.ndarray, V: np.ndarray, gamma: float) -> np.ndarray:
     """S = sum_b gamma^b v_(b) k_(b)^T after a whole stream, b the age (0 for the last write)."""
     T = K.shape[-2]
@@ -765,9 +787,10 @@ def store_streams(rng, draws: int, d: int, max_pairs: int, beta: float) -> dict:
     The least-squares reads of the stored keys are the projection P V of the values onto the
     column space of the key matrix, P = K (K^T K)^{-1} K^T when m >= d and the identity
     K K^T (K K^T)^{-1} when m < d (solved, not inverted; the same map as the pseudo-inverse for
-    keys in general position)."""
+    keys in general position). The Hebbian state sum_j v_j k_j^T is read at the keys as
+    (K K^T) V, its coefficients on the values, without forming the state."""
     K, V = unit_vectors(rng, draws, max_pairs, d), unit_vectors(rng, draws, max_pairs, d)
-    heb, dst = hebbian_states(K, V), delta_states(K, V)
+    dst = delta_states(K, V)
     err = np.empty((4, max_pairs, draws))
     ratio = np.empty((2, max_pairs))
     margin = np.empty(max_pairs)
@@ -780,7 +803,7 @@ def store_streams(rng, draws: int, d: int, max_pairs: int, beta: float) -> dict:
         else:
             coef_l = np.swapaxes(np.linalg.solve(coef_h, coef_h), -1, -2)
         reads = (
-            read_all(heb[:, m - 1], Km),
+            coef_h @ Vm,
             coef_l @ Vm,
             read_all(dst[:, m - 1], Km),
             softmax_weights(beta * coef_h) @ Vm,
@@ -898,14 +921,7 @@ def write_rule_streams(
     cross = np.array(
         [np.argmax(r >= 1) + 1.0 if np.any(r >= 1) else np.nan for r in store["ratio"]]
     )
-    K = unit_vectors(rng, cache_draws, cache_tokens, cache_dim)
-    V = unit_vectors(rng, cache_draws, cache_tokens, cache_dim)
-    heb = hebbian_states(K, V)
-    state_err = squared_error(read(heb, K[:, None, 0]), V[:, None, 0]).mean(0)
-    cache_err = np.empty(cache_tokens)
-    for t in range(cache_tokens):
-        a = softmax_cache_read(K[:, : t + 1], V[:, : t + 1], K[:, 0], beta)
-        cache_err[t] = squared_error(a, V[:, 0]).mean()
+    first = first_value_errors(rng, cache_draws, cache_tokens, cache_dim, beta)
     return {
         "decay_age_error": age["decay"],
         "delta_age_error": age["delta"],
@@ -916,8 +932,23 @@ def write_rule_streams(
         "interference_cross": cross,
         "interference_advantage": cross[1] / cross[0],
         "delta_over_ls_min": store["margin"],
-        "first_value_error": np.stack([state_err, cache_err]),
+        "first_value_error": first,
     }
+
+
+def first_value_errors(rng, draws: int, tokens: int, d: int, beta: float) -> np.ndarray:
+    """Squared error of the first value's read after t = 1..``tokens`` tokens of random unit keys
+    and values, mean over ``draws``: the Hebbian state read at k_0, and a softmax cache (shape
+    (2, tokens)). The state after t tokens read at k_0 is sum_{j<=t} (k_j . k_0) v_j, a running
+    sum over the tokens, so no state is formed."""
+    K, V = unit_vectors(rng, draws, tokens, d), unit_vectors(rng, draws, tokens, d)
+    state_reads = np.cumsum(np.einsum("sti,si->st", K, K[:, 0])[..., None] * V, axis=1)
+    state_err = squared_error(state_reads, V[:, None, 0]).mean(0)
+    cache_err = np.empty(tokens)
+    for t in range(tokens):
+        a = softmax_cache_read(K[:, : t + 1], V[:, : t + 1], K[:, 0], beta)
+        cache_err[t] = squared_error(a, V[:, 0]).mean()
+    return np.stack([state_err, cache_err])
 
 
 def decay_error_closed(d: int, n: int, gamma, age) -> np.ndarray:

@@ -16,7 +16,7 @@ import numpy as np
 from ..spec import Output, coord, experiment, integer, real, seeds
 from . import toylang
 from .fast_weights import (
-    delta_states,
+    delta_read,
     least_squares_read,
     outer_sum,
     read,
@@ -39,22 +39,32 @@ def content_gate(sentences: np.ndarray, n_names: int) -> np.ndarray:
 def first_name_answers(K, V, gates, beta: float) -> np.ndarray:
     """Each reader's answer to the query k_0 after the stream (K, V), for each pattern of write
     strengths in ``gates`` (pattern, sentence, position): shape (pattern, reader, sentence, d).
-    The delta rule, a loop over the positions, runs every pattern at once."""
+    The delta rule's read, a loop over the positions, runs every pattern at once."""
     q = K[:, 0]
-    deltas = read(delta_states(K, V, gate=gates, every=False), q)
+    deltas = delta_read(K, V, q, gate=gates)
     answers = []
     for gate, delta in zip(gates, deltas, strict=True):
         hebb = read(outer_sum(K, V, gate), q)
-        kept = gate > 0
-        ls = np.empty_like(hebb)
-        for n in np.unique(kept.sum(1)):  # least squares over the written pairs, by count
-            rows = np.flatnonzero(kept.sum(1) == n)
-            Kw = K[rows][kept[rows]].reshape(len(rows), n, -1)
-            Vw = V[rows][kept[rows]].reshape(len(rows), n, -1)
-            ls[rows] = least_squares_read(Kw, Vw, q[rows])
+        ls = written_least_squares_read(K, V, q, gate > 0)
         soft = softmax_cache_read(K, V, q, beta, mask=gate)
         answers.append(np.stack([hebb, delta, ls, soft]))
     return np.stack(answers)
+
+
+def written_least_squares_read(K, V, q, kept) -> np.ndarray:
+    """The least-squares read at q of each stream's written pairs (``kept`` true), the streams
+    grouped by how many pairs they wrote; a stream that wrote every pair is read as it is."""
+    counts = kept.sum(-1)
+    out = np.empty((*q.shape[:-1], V.shape[-1]))
+    for n in np.unique(counts):
+        rows = np.flatnonzero(counts == n)
+        if n == kept.shape[-1]:
+            Kw, Vw = (K, V) if len(rows) == len(counts) else (K[rows], V[rows])
+        else:
+            pos = np.nonzero(kept[rows])[1].reshape(len(rows), n)
+            Kw, Vw = K[rows[:, None], pos], V[rows[:, None], pos]
+        out[rows] = least_squares_read(Kw, Vw, q[rows])
+    return out
 
 
 @experiment(
