@@ -330,16 +330,7 @@ class Page:
                 self.name(s.source, s.source.name)
             if s.computed:
                 continue
-            rows, size = [], 0
-            for index in np.ndindex(*[len(h.values) for h in deps]) if deps else [()]:
-                at = {h.name: h.values[i] for h, i in zip(deps, index, strict=True)}
-                if s.holds(at):
-                    rows.append(select(cubes[s.cube], s.var, _bind(s.sel, at), s.reduce, s.along))
-                    size = len(rows[-1])
-                else:
-                    rows.append(None)  # another declaration of the name holds there
-            rows = [np.full(size, np.nan) if r is None else r for r in rows]
-            data = np.concatenate(rows) if rows else np.zeros(0)
+            data, size = _table(cubes[s.cube], s, deps)
             tables.append(
                 {
                     "name": s.name,
@@ -370,9 +361,11 @@ class Page:
             if h.kind == "drag"
         }
         layout = bk_column(*([self.layout] if self.layout is not None else []), *widgets)
-        doc = Document()
-        doc.add_root(layout)
-        names = [m.name for m in doc.models if m.name]
+        # the models are collected from the layout and joined to a document only once every
+        # callback is set: each callback set on a model of a document makes the document
+        # collect its models again (about a tenth of a page's time)
+        models = layout.references()
+        names = [m.name for m in models if m.name]
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise ValueError(
@@ -380,7 +373,7 @@ class Page:
                 "code and the tests find them by name"
             )
         # and the sources no glyph draws (a column the tests check and the page fills)
-        named = {m.name: m for m in doc.models if m.name} | self.models
+        named = dict(sorted(({m.name: m for m in models if m.name} | self.models).items()))
         update = CustomJS(
             args={"WIDGETS": handles, "TABLES": tables, "V": values, "LABELS": labels, "M": named},
             code=_RUNTIME + "\n" + "\n".join(self.code) + "\nfinish();",
@@ -404,6 +397,8 @@ class Page:
                 "value",
                 CustomJS(args={"w": handles[name], "d": d}, code=_RING),
             )
+        doc = Document()
+        doc.add_root(layout)
         doc.js_on_event("document_ready", update)
         script, div = components(layout)
         html_text = _document(view, self, script, div, page_file, js)
@@ -440,6 +435,63 @@ def _label(value) -> str:
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
+
+
+def _table(ds, s: Shown, deps: Sequence[Handle]) -> tuple[np.ndarray, int]:
+    """Every value a shown number takes, one row per combination of its handles' values (C
+    order over ``deps``), flattened, and the row's length: rows where another declaration of
+    the name holds (``s.when``) are NaN. One xarray selection with each bound dimension at all
+    its handle's values (the same numbers as ``select`` at each combination, one call instead
+    of one per combination); a handle that binds two dimensions is selected point by point."""
+    bound = {k: v[1:] for k, v in s.sel.items() if isinstance(v, str) and v.startswith("$")}
+    bound = {k: h for k, h in bound.items() if h in {d.name for d in deps}}
+    shape = [len(h.values) for h in deps]
+    if len(set(bound.values())) < len(bound):  # one handle on two dimensions: a diagonal
+        return _table_by_point(ds, s, deps)
+    by_name = {h.name: h for h in deps}
+    da = ds[s.var].sel({k: v for k, v in s.sel.items() if k not in bound})
+    missing = {}  # values a handle takes where another declaration holds: none in this cube
+    for k, h in bound.items():
+        held = set(np.asarray(da[k].values).tolist())
+        missing[h] = {v for v in by_name[h].values if v not in held}
+    da = da.reindex({k: by_name[h].values for k, h in bound.items()})  # missing: NaN
+    for how, dims in s.reduce.items():
+        da = getattr(da, how)(dim=dims)
+    left = [d for d in da.dims if d not in s.along and d not in bound]
+    if left:
+        raise ValueError(f"{s.var} at {dict(s.sel)} still runs along {left} (declare them along)")
+    names = {k: f"handle {h}" for k, h in bound.items()}  # dims named after their handles
+    da = da.rename(names)
+    for h in deps:  # a handle that only says where the declaration holds: the same numbers
+        if f"handle {h.name}" not in da.dims:
+            da = da.expand_dims({f"handle {h.name}": len(h.values)})
+    # a copy: the rows of other declarations are blanked below, never the cube's own numbers
+    values = np.array(
+        da.transpose(*[f"handle {h.name}" for h in deps], *s.along).values, dtype=float
+    )
+    size = int(np.prod([da.sizes[d] for d in s.along], dtype=int))
+    rows = values.reshape(int(np.prod(shape, dtype=int)), size)
+    for i, index in enumerate(np.ndindex(*shape)):
+        at = {h.name: h.values[j] for h, j in zip(deps, index, strict=True)}
+        if not s.holds(at):
+            rows[i] = np.nan  # another declaration of the name holds there
+        elif any(at[h] in missing[h] for h in missing):
+            raise KeyError(f"{s.var}: {_bind(s.sel, at)} is not in cube {s.cube}")
+    return rows.ravel(), size
+
+
+def _table_by_point(ds, s: Shown, deps: Sequence[Handle]) -> tuple[np.ndarray, int]:
+    """``_table`` one combination of handle values at a time (``select`` at each)."""
+    rows, size = [], 0
+    for index in np.ndindex(*[len(h.values) for h in deps]) if deps else [()]:
+        at = {h.name: h.values[i] for h, i in zip(deps, index, strict=True)}
+        if s.holds(at):
+            rows.append(select(ds, s.var, _bind(s.sel, at), s.reduce, s.along))
+            size = len(rows[-1])
+        else:
+            rows.append(None)  # another declaration of the name holds there
+    rows = [np.full(size, np.nan) if r is None else r for r in rows]
+    return (np.concatenate(rows) if rows else np.zeros(0)), size
 
 
 def _bind(sel: Mapping, at: Mapping) -> dict:
