@@ -195,3 +195,53 @@ def test_one_store_least_squares_ratio_samples_the_reads_like_the_hebbian_one():
     ]
     averaged = np.mean((1 - np.diag(H)) / np.diag(H))
     assert np.mean(many) == pytest.approx(averaged, rel=0.03)
+
+
+def _solver_facts_by_lstsq(K, V, closed, lsq_reads):
+    """The solver facts the old way: one numpy lstsq per draw, with the m unit values as extra
+    right-hand sides for the weights of read 0."""
+    m, d = K.shape[-2:]
+    err = store_gap = read_gap = off = 0.0
+    for t in range(K.shape[0]):
+        X = np.linalg.lstsq(K[t], np.concatenate([V[t], np.eye(m)], axis=1), rcond=None)[0]
+        S, unit = X[:, :d].T, X[:, d:].T
+        read = K[t] @ S.T
+        err = max(err, np.max(np.abs(read - V[t])))
+        store_gap = max(store_gap, np.max(np.abs(S - closed[t])))
+        read_gap = max(read_gap, np.max(np.abs(read - lsq_reads[t])))
+        w = K[t][0] @ unit.T
+        off = max(off, np.max(np.abs(w[1:])) if m > 1 else 0.0)
+    return {
+        "lsq_solver_max_error": err,
+        "lsq_solver_store_gap": store_gap,
+        "lsq_solver_read_gap": read_gap,
+        "lsq_solver_offweight_max": off,
+    }
+
+
+@pytest.mark.parametrize(("d", "m"), [(1, 2), (8, 1), (8, 5), (8, 8), (8, 9), (6, 40)])
+def test_batched_pinv_solver_facts_match_a_loop_of_lstsq(d, m):
+    """The batched pseudo-inverse gives the facts one lstsq per draw gives; the closed-form
+    store is perturbed so that the gaps compared are not all rounding noise."""
+    rng = np.random.default_rng(12)
+    K = sw.unit_rows(rng, (7, m, d))
+    V = sw.unit_rows(rng, (7, m, d))
+    closed = sw.least_squares_store(K, V) + 1e-3 * rng.standard_normal((7, d, d))
+    lsq_reads = sw.reads(closed, K)
+    got = sw._solver_facts(K, V, closed, lsq_reads)
+    want = _solver_facts_by_lstsq(K, V, closed, lsq_reads)
+    for key, value in want.items():
+        assert got[key] == pytest.approx(value, rel=1e-9, abs=1e-12), key
+
+
+def test_pinv_solver_keeps_lstsq_cut_on_an_ill_conditioned_key_matrix():
+    """With two equal key columns (a zero singular value, cut) and two nearly equal ones (a
+    small genuine one, kept) the minimum-norm store is still the lstsq one: the same cut."""
+    rng = np.random.default_rng(13)
+    K = rng.standard_normal((2, 10, 5))
+    K[..., 4] = K[..., 3]
+    K[..., 2] = K[..., 1] + 1e-4 * rng.standard_normal((2, 10))
+    V = rng.standard_normal((2, 10, 5))
+    S = np.swapaxes(sw.solver_pseudo_inverses(K) @ V, -1, -2)
+    for t in range(2):
+        assert np.allclose(S[t], sw.solver_store(K[t], V[t]), rtol=1e-6, atol=1e-9)

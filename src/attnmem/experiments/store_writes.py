@@ -127,19 +127,19 @@ def _sampled_isr(read: np.ndarray, values: np.ndarray, signal: np.ndarray) -> fl
         Output("dual_basis_gap", "draw 0: largest |dual_i . k_j - delta_ij|, m <= d"),
         Output(
             "lsq_solver_max_error",
-            "largest read error of the least-squares store found by numpy lstsq",
+            "largest read error of the least-squares store found by numpy pinv (an SVD)",
         ),
         Output(
             "lsq_solver_store_gap",
-            "largest |closed-form store - lstsq minimum-norm store| over draws",
+            "largest |closed-form store - pinv minimum-norm store| over draws",
         ),
         Output(
             "lsq_solver_read_gap",
-            "largest |closed-form store's read - lstsq store's read| over draws",
+            "largest |closed-form store's read - pinv store's read| over draws",
         ),
         Output(
             "lsq_solver_offweight_max",
-            "largest |weight of another value| in the lstsq read of pair 0, over draws",
+            "largest |weight of another value| in the pinv read of pair 0, over draws",
         ),
         Output(
             "recall_svd_gap",
@@ -166,7 +166,8 @@ def linear_store_errors(d: int, m: int, seed: int, trials: int, rng) -> dict:
     K = unit_rows(rng, (trials, m, d))
     V = unit_rows(rng, (trials, m, d))
     hebb = reads(hebbian_store(K, V), K)
-    lsq = reads(least_squares_store(K, V), K)
+    lsq_store = least_squares_store(K, V)
+    lsq = reads(lsq_store, K)
     hebb_sq = np.sum((hebb - V) ** 2, axis=-1)  # (trials, m)
     lsq_sq = np.sum((lsq - V) ** 2, axis=-1)
     lev = leverages(K)
@@ -208,7 +209,7 @@ def linear_store_errors(d: int, m: int, seed: int, trials: int, rng) -> dict:
     }
     out.update(_projection_facts(K[0]) if past and m <= 256 else _NO_PROJECTION)
     out["dual_basis_gap"] = _dual_basis_gap(K[0]) if not past else float("nan")
-    out.update(_solver_facts(K, V, lsq))
+    out.update(_solver_facts(K, V, lsq_store, lsq))
     out.update(_svd_projection_facts(K[0]) if past and m <= 256 else _NO_SVD_PROJECTION)
     return out
 
@@ -220,31 +221,27 @@ def solver_store(K: np.ndarray, V: np.ndarray) -> np.ndarray:
     return X.T
 
 
-def _solver_facts(K: np.ndarray, V: np.ndarray, lsq_reads: np.ndarray) -> dict:
-    """The generic solver against the closed-form store, over every draw: its largest read
-    error, the largest difference of the two stores and of their reads, and the largest weight
-    the solver's read of pair 0 puts on another stored value (row 0 of K K^+, K^+ by the
-    solver)."""
-    m = K.shape[-2]
-    err = store_gap = read_gap = off = 0.0
-    closed = least_squares_store(K, V)
-    n_values = V.shape[-1]
-    for t in range(K.shape[0]):
-        # one solve for two right-hand sides: the values, and the m unit values whose store
-        # gives each value's weight in a read (the solver factors K once for both)
-        both = solver_store(K[t], np.concatenate([V[t], np.eye(m)], axis=1))
-        S, unit = both[:n_values], both[n_values:]
-        read = reads(S, K[t])
-        err = max(err, float(np.max(np.abs(read - V[t]))))
-        store_gap = max(store_gap, float(np.max(np.abs(S - closed[t]))))
-        read_gap = max(read_gap, float(np.max(np.abs(read - lsq_reads[t]))))
-        w = K[t][0] @ unit.T  # weight of each value in read 0
-        off = max(off, float(np.max(np.abs(w[1:]))) if m > 1 else 0.0)
+def solver_pseudo_inverses(K: np.ndarray) -> np.ndarray:
+    """K^+ for every key matrix of a stack (trials, m, d), from numpy's generic pseudo-inverse
+    (an SVD; singular values below max(m, d) eps times the largest count as zero, lstsq's
+    default cut): the minimum-norm least-squares store is V^T K^{+T}, with no closed form."""
+    return np.linalg.pinv(K, rtol=None)
+
+
+def _solver_facts(K: np.ndarray, V: np.ndarray, closed: np.ndarray, lsq_reads: np.ndarray) -> dict:
+    """The generic solver against the closed-form store ``closed`` (reads ``lsq_reads``), over
+    every draw at once: its largest read error, the largest difference of the two stores and of
+    their reads, and the largest weight the solver's read of pair 0 puts on another stored value
+    (row 0 of K K^+, K^+ by the solver)."""
+    pinv = solver_pseudo_inverses(K)  # (trials, d, m)
+    S = np.swapaxes(pinv @ V, -1, -2)  # S^T = K^+ V, the minimum-norm minimiser
+    read = reads(S, K)
+    w = np.einsum("td,tdm->tm", K[:, 0], pinv)  # weight of each value in read 0
     return {
-        "lsq_solver_max_error": err,
-        "lsq_solver_store_gap": store_gap,
-        "lsq_solver_read_gap": read_gap,
-        "lsq_solver_offweight_max": off,
+        "lsq_solver_max_error": float(np.max(np.abs(read - V))),
+        "lsq_solver_store_gap": float(np.max(np.abs(S - closed))),
+        "lsq_solver_read_gap": float(np.max(np.abs(read - lsq_reads))),
+        "lsq_solver_offweight_max": float(np.max(np.abs(w[:, 1:]))) if K.shape[-2] > 1 else 0.0,
     }
 
 
