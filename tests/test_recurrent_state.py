@@ -28,3 +28,18 @@ def test_backprop_norms_are_each_steps_own():
         v = np.einsum("bji,bj->bi", w, (1.0 - states[9 - dist] ** 2) * v)
         want.append(np.linalg.norm(v, axis=1))
     assert np.array_equal(rs.tanh_backprop(w, inputs, grad), np.stack(want, axis=1))
+
+
+def test_future_counts_are_the_distinct_completion_sets():
+    """Distinct futures after t tokens, against the direct count: the set of completion sets
+    of the distinct prefixes."""
+    rng = np.random.default_rng(5)
+    for rows, width, alphabet in ((40, 4, 2), (200, 6, 3), (1, 3, 2)):
+        s = rng.integers(alphabet, size=(rows, width))
+        want = []
+        for t in range(width + 1):
+            groups: dict = {}
+            for row in s:
+                groups.setdefault(tuple(row[:t]), set()).add(tuple(row[t:]))
+            want.append(len({frozenset(g) for g in groups.values()}))
+        assert np.array_equal(rs.future_counts_enumerated(np.unique(s, axis=0)), want)

@@ -49,9 +49,9 @@ def future_counts_enumerated(sentences: np.ndarray) -> np.ndarray:
         prefix = _row_ids(s[:, :t])
         suffix = _row_ids(s[:, t:])
         order = np.lexsort((suffix, prefix))
-        p, q = prefix[order], suffix[order]
-        cuts = np.flatnonzero(np.diff(p)) + 1
-        futures = {g.tobytes() for g in np.split(q, cuts)}
+        p, q = prefix[order], suffix[order].tobytes()  # each group's ids, as bytes
+        ends = (np.r_[np.flatnonzero(np.diff(p)) + 1, len(p)] * 8).tolist()
+        futures = {q[a:b] for a, b in zip([0, *ends[:-1]], ends)}
         out[t] = len(futures)
     return out
 
