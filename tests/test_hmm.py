@@ -92,3 +92,51 @@ def test_changing_a_printed_transition_turns_the_check_red(monkeypatch):
     after = verdicts()
     assert after["first-principles/A4/forward-check-p"] == "discrepant"
     assert after["first-principles/A4/forward-check-brute-force"] == "discrepant"
+
+
+def _forward_every_state(pi, T, E, texts):
+    """The forward recursion over every state at every step (no restriction to reachable
+    states): cond, live and the unnormalised rho, as forward computed them before."""
+    TT = sp.csr_matrix(T.T)
+    s, n = texts.shape
+    cond, live, rhos = np.empty((s, n)), np.empty((s, n)), np.empty((s, n, len(pi)))
+    scale = np.ones(s)
+    rho = pi[:, None] * np.ascontiguousarray(E.T)[texts[:, 0]].T
+    for t in range(n):
+        if t:
+            rho = np.asarray(TT @ rho) * np.take(E, texts[:, t], axis=1)
+        total = rho.sum(axis=0)
+        cond[:, t], live[:, t] = total, np.count_nonzero(rho > 0, axis=0)
+        rho = np.divide(rho, total, out=np.zeros_like(rho), where=total > 0)
+        scale = scale * total
+        rhos[:, t] = (rho * scale).T
+    return cond, live, rhos
+
+
+def _sparse_hmm(rng, J: int, V: int, per_row: int):
+    """A random HMM with a sparse start law, ``per_row`` successors per state and sparse token
+    laws, so that few states are reachable at first and rows of TT have several entries."""
+    pi = np.zeros(J)
+    pi[rng.choice(J, 2, replace=False)] = [0.3, 0.7]
+    T = np.zeros((J, J))
+    for j in range(J):
+        T[j, rng.choice(J, per_row, replace=False)] = rng.dirichlet(np.ones(per_row))
+    E = rng.dirichlet(np.ones(V), size=J) * (rng.random((J, V)) < 0.6)
+    E[:, 0] += 0.05
+    return pi, sp.csr_matrix(T), E / E.sum(axis=1, keepdims=True)
+
+
+def test_forward_on_reachable_states_is_the_full_recursion_bit_for_bit():
+    """forward and count_paths carry only the states reachable from the start law's support
+    (sparse T, several texts): the numbers are those of the recursion over every state."""
+    rng = np.random.default_rng(11)
+    for J, per_row, n in ((12, 1, 9), (30, 3, 7), (40, 2, 12)):
+        pi, T, E = _sparse_hmm(rng, J, 4, per_row)
+        texts = rng.integers(4, size=(25, n))
+        cond, live, rhos = _forward_every_state(pi, T, E, texts)
+        got = hmm.forward(pi, T, E, texts, keep=True)
+        assert np.array_equal(got["cond"], cond) and np.array_equal(got["live"], live)
+        assert np.array_equal(got["rho"], rhos)
+        counts = hmm.count_paths(pi, T, E, texts)
+        one_by_one = [hmm.count_paths(pi, T, E, t[None])[0] for t in texts]  # every state
+        assert np.array_equal(counts, one_by_one)

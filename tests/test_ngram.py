@@ -22,3 +22,17 @@ def test_clue_distance_counts_words_back_from_the_blank():
     assert len(ng.words_of(ng.JOURNAL_ENTRY)) == 25
     assert ng.clue_distance() == 18
     assert ng.markov_table(20000, 20)["clue_distance"] == 18.0
+
+
+def test_unique_rows_is_numpys_unique_of_the_row_keys():
+    """fit_window's tables: the same keys, in the same order, and the same counts as
+    np.unique over the rows' byte keys, for token rows of every width and for rows outside
+    the token range (which take numpy's own path)."""
+    rng = np.random.default_rng(12)
+    for width in (1, 2, 7, 8, 9, 13, 17):
+        for low, high in ((-1, 3), (-1, 255), (-300, 300)):
+            rows = rng.integers(low, high, size=(3000, width))
+            rows[1000:1500] = rows[:500]  # repeated rows
+            keys, counts = ng.unique_rows(rows)
+            want_keys, want_counts = np.unique(ng.row_keys(rows), return_counts=True)
+            assert np.array_equal(keys, want_keys) and np.array_equal(counts, want_counts)

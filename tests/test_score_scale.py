@@ -92,3 +92,18 @@ def test_a_wrong_entry_law_turns_the_scale_claims_red(monkeypatch):
     # no longer a pass; and since the law is our reading, not the note's, a failure under it
     # refutes the reading: unresolved, not discrepant
     assert claims.judge(entry, {"score_scale": ds}).verdict == "unresolved"
+
+
+def test_token_first_reading_is_the_last_axis_reading():
+    """read_rows and top_share reduce over a token-first copy; for fewer than eight tokens that
+    is numpy's own last-axis order, bit for bit, and within rounding for more."""
+    rng = np.random.default_rng(6)
+    for tokens in (2, 4, 7, 9):
+        s = ss.shortcut_scores(rng, np.array([4, 256]), 300, tokens)
+        spread = s.max(axis=-1) - s.min(axis=-1)
+        top = 1.0 / np.sum(np.exp(s - s.max(axis=-1, keepdims=True)), axis=-1)
+        got = ss.read_rows(s, 0.9)
+        same = np.array_equal if tokens < 8 else lambda a, b: np.allclose(a, b, rtol=1e-14)
+        assert same(ss.top_share(s), top)
+        assert same(got["spread"], spread.mean(axis=-1)) and same(got["top"], top.mean(axis=-1))
+        assert np.array_equal(got["pinned"], (top > 0.9).sum(axis=-1).astype(float))

@@ -187,3 +187,76 @@ def test_all_pairs_right_counts_every_pair():
     assert right == made
     low, _ = tm.all_pairs_right(5, 0.5, (3,))
     assert low < 5 * 4 * 2
+
+
+def _dense_head(x, wq, wk, wv, wo):
+    """One softmax head computed the direct way: dense products, each sentence its own scores."""
+    q, k, v = x @ wq.T, x @ wk.T, x @ wv.T
+    length = x.shape[1]
+    allowed = np.tril(np.ones((length, length), dtype=bool))
+    scores = np.where(allowed, q @ np.swapaxes(k, -1, -2), -np.inf)
+    a = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    a /= a.sum(axis=-1, keepdims=True)
+    return x + (a @ v) @ wo.T, a
+
+
+def test_shared_layer1_weights_equal_each_sentences_own():
+    """Layer 1 reads only POS, the same in every sentence, so head() computes its weights once
+    and shares them; on random streams (POS shared, or not) they are each sentence's own."""
+    rng = np.random.default_rng(7)
+    m = tm.build_program(8, 2.5)
+    b = m["blocks"]
+    pos = slice(b.pos(0), b.pos(0) + b.n_max)
+    for shared_pos in (True, False):
+        x = rng.normal(size=(5, 9, b.d))
+        if shared_pos:
+            x[:, :, pos] = x[:1, :, pos]
+        assert tm._same_in_every_row(x, tm._columns_read(m["W1Q"], m["W1K"])) == shared_pos
+        got, a, _ = tm.head(x, m["W1Q"], m["W1K"], m["W1V"], m["W1O"], "softmax")
+        want, a_want = _dense_head(x, m["W1Q"], m["W1K"], m["W1V"], m["W1O"])
+        assert np.allclose(a, a_want, rtol=1e-12, atol=1e-15)
+        assert np.allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_apply_of_every_machine_is_the_dense_product():
+    """apply's shortcuts (a first layer filling every row, unit values) give W x exactly."""
+    rng = np.random.default_rng(8)
+    mats = dict(tm.build_program(8, 3.0))
+    for kind in ("slots", "recency"):
+        mats.update({f"{kind}_{k}": v for k, v in tm.one_layer_machine(8, 3.0, kind).items()})
+    for key, w in mats.items():
+        if isinstance(w, np.ndarray):
+            x = rng.normal(size=(3, 6, w.shape[1]))
+            assert np.allclose(tm.apply(w, x), x @ w.T, rtol=1e-13, atol=1e-13), key
+
+
+def test_query_matrices_are_beta_times_their_sums():
+    """The builders scale cached sums by beta: the entries are those of lines 1118-1138."""
+    for beta in (0.5, 12.0):
+        m = tm.build_program(8, beta)
+        b = m["blocks"]
+        w1q = np.zeros((b.n_max, b.d))
+        w1q[np.arange(b.n_max - 1), b.pos(np.arange(1, b.n_max))] = beta
+        assert np.array_equal(m["W1Q"], w1q)
+        ids = tm.word_ids(8)
+        w2q = np.zeros((2, b.d))
+        w2q[0, b.tok(ids["thanked"])] = w2q[1, b.tok(ids["then"])] = beta
+        assert np.array_equal(m["W2Q"], w2q)
+        slots = tm.one_layer_machine(8, beta, "slots")["WQ"]
+        assert slots[2, b.tok(ids["then"])] == slots[0, b.tok(ids["thanked"])] == beta
+        assert np.count_nonzero(slots) == 2
+
+
+def test_slot_attention_sums_columns_and_averages_rows():
+    """slot_attention against the direct loop over pairs of slot groups, on random maps."""
+    rng = np.random.default_rng(9)
+    for gap in (0, 1, 7, 8, 9, 30):
+        att = rng.random((12 + gap, 12 + gap))
+        groups = [[0], [1], [2], [3], [4], list(range(5, 5 + gap))]
+        groups += [[5 + gap + k] for k in range(5)]
+        want = np.full((11, 11), np.nan)
+        for i, rows in enumerate(groups):
+            for j, cols in enumerate(groups):
+                if rows and cols:
+                    want[i, j] = att[np.ix_(rows, cols)].sum(axis=1).mean()
+        assert np.array_equal(tm.slot_attention(att, gap), want, equal_nan=True)

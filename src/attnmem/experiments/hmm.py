@@ -45,30 +45,83 @@ def forward(pi: np.ndarray, T, E: np.ndarray, texts: np.ndarray, keep: bool = Fa
     vector rho_t / p(w_1..w_t) (so long texts do not underflow) and returns the probability of
     every token given the tokens before it (``cond``, shape (S, n)), the log probability of each
     text, and how many states have positive probability after each token (``live``). With
-    ``keep`` it also returns the unnormalised rho_t (shape (S, n, J))."""
+    ``keep`` it also returns the unnormalised rho_t (shape (S, n, J)).
+
+    With sparse T and several texts, the steps after the first carry only the states that the
+    start law's support can have reached (``_reachable``): the other rows of rho are zeros in
+    every text, and leaving them out changes no sum (see ``_reachable``)."""
     texts = np.atleast_2d(texts)
     s, n = texts.shape
     TT = _transposed(T)
     cond = np.empty((s, n))
     live = np.empty((s, n))
-    rhos = np.empty((s, n, len(pi))) if keep else None
+    rhos = np.zeros((s, n, len(pi))) if keep else None
     scale = np.ones(s)
+    steps = _reachable(TT, pi, n) if sp.issparse(TT) and s > 1 else None
+    rows = slice(None)
     # (J, S). The first step is laid out in F order (a transposed gather), the later ones in C
     # order: a column sum adds in a different order in each, so keep both as they are.
     rho = pi[:, None] * np.ascontiguousarray(E.T)[texts[:, 0]].T
     for t in range(n):
-        if t:
+        if t and steps is None:
             rho = np.asarray(TT @ rho) * _emitted(E, texts[:, t])
+        elif t:
+            rows, layers, _ = steps[t - 1]
+            rho = _restricted_product(layers, rho, len(rows)) * _emitted(E[rows], texts[:, t])
         total = rho.sum(axis=0)
         cond[:, t] = total
         live[:, t] = np.count_nonzero(rho > 0, axis=0)
         rho = np.divide(rho, total, out=np.zeros_like(rho), where=total > 0)
         if keep:
             scale = scale * total
-            rhos[:, t] = (rho * scale).T
+            rhos[:, t, rows] = (rho * scale).T
+        if t == 0 and steps:
+            rho = np.ascontiguousarray(rho[steps[0][2]])
     with np.errstate(divide="ignore"):
         log_p = np.log(cond).sum(axis=1)
     return {"cond": cond, "log_p": log_p, "live": live, "rho": rhos}
+
+
+def _reachable(TT: sp.csr_matrix, pi: np.ndarray, n: int) -> list:
+    """For steps 1..n-1 of a recursion rho_t = (TT rho_{t-1}) * o, the product restricted to the
+    states the start law's support can reach: per step, the states reached, the layers of the
+    restricted product (see ``_restricted_product``) and the states it reads (those of the step
+    before). A row of rho outside these is zero in every text, so the restricted product adds
+    the same products in the same order (each row of TT keeps its entries' order), and a C-order
+    sum over the states adds the same numbers in the same order, less some zeros. (A column of
+    F-order or a single text's rho is summed pairwise, where zeros move the partial sums: hence
+    step 0 in full, and several texts.)"""
+    indptr, indices, data = TT.indptr, TT.indices, TT.data
+    row_of = np.repeat(np.arange(TT.shape[0]), np.diff(indptr))  # the row of every entry
+    rows = np.flatnonzero(pi)
+    out = []
+    for _ in range(1, n):
+        is_read = np.zeros(TT.shape[1], dtype=bool)
+        is_read[rows] = True
+        kept = np.flatnonzero(is_read[indices])  # entries from the states read, in CSR order
+        entry_row = row_of[kept]
+        reached = np.unique(entry_row)
+        first = np.r_[True, entry_row[1:] != entry_row[:-1]]
+        rank = np.arange(len(kept)) - np.flatnonzero(first)[np.cumsum(first) - 1]
+        to = np.searchsorted(reached, entry_row)
+        frm = np.searchsorted(rows, indices[kept])
+        layers = [
+            (to[rank == k], frm[rank == k], data[kept][rank == k])
+            for k in range(int(rank.max()) + 1 if len(rank) else 0)
+        ]
+        out.append((reached, layers, rows))
+        rows = reached
+    return out
+
+
+def _restricted_product(layers: list, x: np.ndarray, n_out: int) -> np.ndarray:
+    """TT x restricted to the reached states: for each row, its k-th entry times the state it
+    reads is added in layer k, so each row adds its products in TT's order, from zero, as the
+    sparse product does."""
+    y = np.zeros((n_out, x.shape[1]))
+    for to, frm, vals in layers:
+        y[to] += vals[:, None] * x[frm]
+    return y
 
 
 def brute_force(pi: np.ndarray, T: np.ndarray, E: np.ndarray, text: np.ndarray) -> float:
@@ -88,6 +141,13 @@ def count_paths(pi, T, E, texts: np.ndarray) -> np.ndarray:
     TT = _transposed((T > 0).astype(float))
     E01 = (E > 0).astype(float)
     count = (pi > 0).astype(float)[:, None] * np.ascontiguousarray(E01.T)[texts[:, 0]].T  # F order
+    if sp.issparse(TT) and len(texts) > 1:  # only the reachable states, as in forward
+        steps = _reachable(TT, pi, texts.shape[1])
+        if steps:
+            count = count[steps[0][2]]
+        for t, (rows, layers, _) in enumerate(steps, start=1):
+            count = _restricted_product(layers, count, len(rows)) * _emitted(E01[rows], texts[:, t])
+        return count.sum(axis=0)
     for t in range(1, texts.shape[1]):
         count = np.asarray(TT @ count) * _emitted(E01, texts[:, t])
     return count.sum(axis=0)

@@ -49,9 +49,9 @@ def future_counts_enumerated(sentences: np.ndarray) -> np.ndarray:
         prefix = _row_ids(s[:, :t])
         suffix = _row_ids(s[:, t:])
         order = np.lexsort((suffix, prefix))
-        p, q = prefix[order], suffix[order]
-        cuts = np.flatnonzero(np.diff(p)) + 1
-        futures = {g.tobytes() for g in np.split(q, cuts)}
+        p, q = prefix[order], suffix[order].tobytes()  # each group's ids, as bytes
+        ends = (np.r_[np.flatnonzero(np.diff(p)) + 1, len(p)] * 8).tolist()
+        futures = {q[a:b] for a, b in zip([0, *ends[:-1]], ends)}
         out[t] = len(futures)
     return out
 
@@ -184,23 +184,20 @@ def tanh_backprop(w: np.ndarray, inputs: np.ndarray, grad: np.ndarray) -> np.nda
     for t in range(n):
         h = np.tanh(np.einsum("bij,bj->bi", w, h) + inputs[:, t])
         states[:, t] = h
-    v = grad.copy()
-    norms = np.empty((batch, n))
-    norms[:, 0] = np.linalg.norm(v, axis=1)
+    back = np.empty((batch, n, d))  # dl/dh_{n-D}, normed together at the end
+    back[:, 0] = v = grad
     for dist in range(1, n):
-        v = np.einsum("bji,bj->bi", w, (1.0 - states[:, n - dist] ** 2) * v)
-        norms[:, dist] = np.linalg.norm(v, axis=1)
-    return norms
+        back[:, dist] = v = np.einsum("bji,bj->bi", w, (1.0 - states[:, n - dist] ** 2) * v)
+    return np.linalg.norm(back, axis=-1)
 
 
 def linear_backprop(w: np.ndarray, grad: np.ndarray, steps: int) -> np.ndarray:
     """Norm of (W^T)^D grad for D = 0..steps-1 (the linear net's Jacobian product)."""
-    v = grad.copy()
-    norms = np.empty((len(grad), steps))
-    for dist in range(steps):
-        norms[:, dist] = np.linalg.norm(v, axis=1)
-        v = np.einsum("bji,bj->bi", w, v)
-    return norms
+    back = np.empty((*grad.shape[:1], steps, grad.shape[1]))  # (W^T)^D grad, normed at the end
+    back[:, 0] = v = grad
+    for dist in range(1, steps):
+        back[:, dist] = v = np.einsum("bji,bj->bi", w, v)
+    return np.linalg.norm(back, axis=-1)
 
 
 def unrolled_gaps(rng: np.random.Generator, g: float, d: int, n: int) -> tuple[float, float]:

@@ -172,12 +172,14 @@ HEBBIAN_LOADS = (0.5, 1.0, 2.0)  # M/d at which the linear read's prefixes are m
 def hebbian_prefix_isr2(keys_s: np.ndarray, values: np.ndarray, d: int) -> np.ndarray:
     """Mean squared interference of the linear (Hebbian) read when only the first M - 1 other
     memories are stored, M = load * d for each of HEBBIAN_LOADS (memory-math ch3, line 13: with
-    unit keys and independent zero-mean unit values its expectation is (M - 1)/d)."""
-    running = np.cumsum(keys_s[..., None] * values, axis=1)  # (reads, others, d)
+    unit keys and independent zero-mean unit values its expectation is (M - 1)/d). Each prefix
+    is summed on its own, in memory order (the running sum's value at that prefix, bit for bit,
+    without a cumulative sum over every prefix: numpy's along a middle axis is slow)."""
+    terms = keys_s[..., None] * values  # (reads, others, d)
     others = [int(round(load * d)) - 1 for load in HEBBIAN_LOADS]
     if max(others) > keys_s.shape[1]:
         raise ValueError("the full memory is too small for the largest load (m_over_d >= 2)")
-    return np.array([np.mean(np.sum(running[:, n - 1] ** 2, axis=-1)) for n in others])
+    return np.array([np.mean(np.sum(terms[:, :n].sum(axis=1) ** 2, axis=-1)) for n in others])
 
 
 @experiment(

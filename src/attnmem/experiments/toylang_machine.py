@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 from scipy.optimize import brentq
@@ -48,6 +49,12 @@ def word_ids(n_names: int) -> dict[str, int]:
     return ids
 
 
+@functools.lru_cache(maxsize=16)
+def _ids(n_names: int) -> MappingProxyType:
+    """word_ids, built once per vocabulary and read-only (the forward pass asks at every run)."""
+    return MappingProxyType(word_ids(n_names))
+
+
 def encode(words: str, n_names: int) -> np.ndarray:
     index = {w: i for i, w in enumerate(vocabulary(n_names))}
     return np.array([index[w] for w in words.split()], dtype=np.int64)
@@ -61,7 +68,7 @@ LEMMA_B = "{0} gave {1} . {2} met {3} a pen and so then"
 
 def with_clause(sentences: np.ndarray, first: np.ndarray, second: np.ndarray, n_names: int):
     """Sentences with the clause 'A met B .' in front (four tokens)."""
-    ids = word_ids(n_names)
+    ids = _ids(n_names)
     s = np.asarray(sentences)
     head = np.stack([first, np.full(len(s), ids["met"]), second, np.full(len(s), ids["."])], axis=1)
     return np.hstack([head.astype(np.int64), s])
@@ -128,22 +135,29 @@ def build_program(n_names: int, beta: float, kappa: float = KAPPA, n_max: int = 
 
     Layer 1 keys live in a space of n_max coordinates (one per position), its values in a space
     of |V| (one per token); layer 2 keys in a space of two (at, aft). Returns a dict of arrays
-    W1Q, W1K, W1V, W1O, W2Q, W2K, W2V, W2O, WU and the Blocks."""
+    W1Q, W1K, W1V, W1O, W2Q, W2K, W2V, W2O, WU and the Blocks. The queries are beta times
+    sums that do not depend on beta; those sums and the other matrices are built once."""
+    m = dict(_program_sums(n_names, kappa, n_max))
+    m["W1Q"], m["W2Q"] = beta * m["W1Q"], beta * m["W2Q"]
+    return _frozen(m)
+
+
+@functools.lru_cache(maxsize=16)
+def _program_sums(n_names: int, kappa: float, n_max: int) -> dict:
+    """build_program's matrices with the queries' factor beta left out."""
     V = len(vocabulary(n_names))
     b = Blocks(V, n_max)
     d, ids = b.d, word_ids(n_names)
     key, val = (lambda j: unit(n_max, j)), (lambda w: unit(V, w))
     e = lambda i: unit(d, i)  # noqa: E731 - a unit vector of the residual stream
     m = {}
-    m["W1Q"] = beta * sum(np.outer(key(t - 1), e(b.pos(t))) for t in range(1, n_max))
+    m["W1Q"] = sum(np.outer(key(t - 1), e(b.pos(t))) for t in range(1, n_max))
     m["W1K"] = sum(np.outer(key(j), e(b.pos(j))) for j in range(n_max))
     m["W1V"] = sum(np.outer(val(w), e(b.tok(w))) for w in range(V))
     m["W1O"] = sum(np.outer(e(b.prev(w)), val(w)) for w in range(V))
     at, aft = unit(2, 0), unit(2, 1)
     m["W2K"] = np.outer(at, e(b.tok(ids["gave"]))) + np.outer(aft, e(b.prev(ids["gave"])))
-    m["W2Q"] = beta * (
-        np.outer(at, e(b.tok(ids["thanked"]))) + np.outer(aft, e(b.tok(ids["then"])))
-    )
+    m["W2Q"] = np.outer(at, e(b.tok(ids["thanked"]))) + np.outer(aft, e(b.tok(ids["then"])))
     m["W2V"] = sum(np.outer(val(i), e(b.tok(i)) + e(b.prev(i))) for i in range(n_names))
     m["W2O"] = sum(np.outer(e(b.out(w)), val(w)) for w in range(V))
     m["WU"] = kappa * sum(np.outer(unit(V, w), e(b.out(w))) for w in range(V))
@@ -159,22 +173,29 @@ def one_layer_machine(n_names: int, beta: float, kind: str, kappa: float = KAPPA
     'slots': keys are one-hot positions; the query at then points at position 2 and the query
     at thanked at position 0 (absolute positions). 'recency': keys are (is a name, position as a
     number); the query at then scores beta (n_max [name] + j), the nearest name, and the query at
-    thanked beta (n_max [name] - j), the farthest name."""
+    thanked beta (n_max [name] - j), the farthest name. The query is beta times a sum built
+    once, as are the other matrices."""
+    m = dict(_one_layer_sums(n_names, kind, kappa))
+    m["WQ"] = beta * m["WQ"]
+    return _frozen(m)
+
+
+@functools.lru_cache(maxsize=16)
+def _one_layer_sums(n_names: int, kind: str, kappa: float) -> dict:
+    """one_layer_machine's matrices with the query's factor beta left out."""
     V = len(vocabulary(n_names))
     b = Blocks(V)
     d, ids = b.d, word_ids(n_names)
     e = lambda i: unit(d, i)  # noqa: E731
     if kind == "slots":
         key = lambda j: unit(N_MAX, j)  # noqa: E731
-        wq = beta * (
-            np.outer(key(2), e(b.tok(ids["then"]))) + np.outer(key(0), e(b.tok(ids["thanked"])))
-        )
+        wq = np.outer(key(2), e(b.tok(ids["then"]))) + np.outer(key(0), e(b.tok(ids["thanked"])))
         wk = sum(np.outer(key(j), e(b.pos(j))) for j in range(N_MAX))
     elif kind == "recency":
         name, ramp = unit(2, 0), unit(2, 1)
         wk = sum(np.outer(name, e(b.tok(i))) for i in range(n_names))
         wk = wk + sum(j * np.outer(ramp, e(b.pos(j))) for j in range(N_MAX))
-        wq = beta * (
+        wq = (
             N_MAX * np.outer(name, e(b.tok(ids["then"])))
             + np.outer(ramp, e(b.tok(ids["then"])))
             + N_MAX * np.outer(name, e(b.tok(ids["thanked"])))
@@ -239,7 +260,9 @@ def _entries_cached(key: bytes, shape: tuple) -> list:
     for k in range(int(counts.max()) if len(r) else 0):
         sel = counts > k
         idx = starts[sel] + k
-        layers.append((_as_slice(rows[sel]), _as_slice(c[idx]), w[r[idx], c[idx]]))
+        vals = w[r[idx], c[idx]]
+        ones = np.all(vals == 1)
+        layers.append((_as_slice(rows[sel]), _as_slice(c[idx]), None if ones else vals))
     return layers
 
 
@@ -254,7 +277,8 @@ _FROZEN_ENTRIES: dict = {}  # id of a frozen matrix -> (the matrix, its entries)
 
 
 def _entries(w: np.ndarray) -> list:
-    """The nonzero entries of W as (rows, cols, values) layers, one entry per row in each. A
+    """The nonzero entries of W as (rows, cols, values) layers, one entry per row in each
+    (values None where they are all 1). A
     matrix is known by its bytes; the machines' own matrices (built once by the cached builders
     and frozen, see ``_frozen``) by identity, which spares copying and hashing them at every
     product (a third of the time of a short sentence's run)."""
@@ -280,14 +304,31 @@ def apply(w: np.ndarray, x: np.ndarray) -> np.ndarray:
     """W x_t at every position of a (S, T, d) stream, as the sum over W's nonzero entries
     w_rc x_c (the matrices are sums of a few outer products of unit vectors, so this is the
     same product with far less work than a dense multiply)."""
-    return add_into(np.zeros((*x.shape[:-1], w.shape[0])), w, x)
+    layers = _entries(w)
+    if not layers or not _is_slice(layers[0][0], 0, w.shape[0]):
+        return add_into(np.zeros((*x.shape[:-1], w.shape[0])), w, x)
+    _, cols, vals = layers[0]  # an entry in every row: the first layer is the product so far
+    first = x[..., cols]
+    if vals is not None:
+        first = first * vals
+    elif isinstance(cols, slice):
+        first = first.copy()
+    return _add_layers(first, layers[1:], x)
+
+
+def _is_slice(index, start: int, stop: int) -> bool:
+    return isinstance(index, slice) and (index.start, index.stop) == (start, stop)
 
 
 def add_into(x: np.ndarray, w: np.ndarray, y: np.ndarray) -> np.ndarray:
     """x + W y, in place, touching only the rows of W that hold a nonzero entry (for W_O the
     register the head writes: PREV or OUT)."""
-    for rows, cols, vals in _entries(w):
-        x[..., rows] += y[..., cols] if np.all(vals == 1) else y[..., cols] * vals
+    return _add_layers(x, _entries(w), y)
+
+
+def _add_layers(x: np.ndarray, layers: list, y: np.ndarray) -> np.ndarray:
+    for rows, cols, vals in layers:
+        x[..., rows] += y[..., cols] if vals is None else y[..., cols] * vals
     return x
 
 
@@ -295,18 +336,37 @@ def head(x, wq, wk, wv, wo, mode, sites=None, copy=True):
     """One attention head: q = W_Q x, k = W_K x, v = W_V x; adds W_O sum_j a_tj v_j to the
     stream. ``sites`` (S, Q) restricts the queries to those positions (the copy positions),
     and then the stream returned is the one at those positions only; ``copy=False`` writes into
-    ``x`` itself. Returns the stream, the weights and the values."""
+    ``x`` itself. Returns the stream, the weights and the values.
+
+    When every query position is asked and the coordinates W_Q and W_K read are the same in
+    every sentence (layer 1 reads only POS), the weights are the same for every sentence: they
+    are computed once, on the first, and shared (the same numbers, not an approximation)."""
     length = x.shape[1]
-    k, v = apply(wk, x), apply(wv, x)
+    v = apply(wv, x)
     if sites is None:
         xq = x.copy() if copy else x
-        qpos = np.broadcast_to(np.arange(length), x.shape[:2])
+        shared = len(x) > 1 and _same_in_every_row(x, _columns_read(wq, wk))
+        qpos = np.broadcast_to(np.arange(length), (1 if shared else len(x), length))
+        xk = x[:1] if shared else x
     else:
-        xq, qpos = x[np.arange(len(x))[:, None], sites], sites
-    q = apply(wq, xq)
+        xq, qpos, xk = x[np.arange(len(x))[:, None], sites], sites, x
+    q, k = apply(wq, xk if sites is None else xq), apply(wk, xk)
     allowed = np.arange(length)[None, None, :] <= qpos[..., None]
     a = attention_weights(q @ np.swapaxes(k, -1, -2), mode, allowed)
+    a = np.broadcast_to(a, (len(x), *a.shape[1:]))
     return add_into(xq, wo, a @ v), a, v
+
+
+def _columns_read(*ws: np.ndarray) -> np.ndarray:
+    """The coordinates of the stream that the matrices ``ws`` read (their nonzero columns)."""
+    cols = [np.arange(w.shape[1])[c] for w in ws for _, c, _ in _entries(w)]
+    return np.unique(np.concatenate(cols)) if cols else np.zeros(0, dtype=np.int64)
+
+
+def _same_in_every_row(x: np.ndarray, cols: np.ndarray) -> bool:
+    """Whether the coordinates ``cols`` of the (S, T, d) stream are equal in every sentence."""
+    part = x[..., _as_slice(cols)]
+    return bool(np.all(part == part[:1]))
 
 
 def run_program(
@@ -357,7 +417,7 @@ def copy_sites(sentences: np.ndarray, n_names: int) -> dict:
     """Per sentence: the positions of 'then' and 'thanked' and the names the rule answers there
     (the token after each), and the position of 'gave'."""
     s = np.atleast_2d(sentences)
-    ids = word_ids(n_names)
+    ids = _ids(n_names)
     rows = np.arange(len(s))
     then = np.argmax(s == ids["then"], axis=1)
     thanked = np.argmax(s == ids["thanked"], axis=1)
@@ -419,6 +479,7 @@ def sharpness_bound(n: float, beta: float) -> dict:
     }
 
 
+@functools.lru_cache(maxsize=256)
 def smallest_certified_beta(n: float) -> float:
     """The smallest beta at which eps <= 1/4 and 2 eps + 3 delta < 1 (the bound falls in beta
     once eps <= 1/4, so the root of Delta = 1 there is the threshold)."""
@@ -439,13 +500,15 @@ def slot_attention(att: np.ndarray, gap: int) -> np.ndarray:
     """Attention between the slots of the plain sentence with ``gap`` fillers: the filler rows
     averaged into one, the filler columns summed (NaN in the fillers' row and column when there
     are none)."""
-    groups = [[0], [1], [2], [3], [4], list(range(5, 5 + gap))]
-    groups += [[5 + gap + k] for k in range(5)]
-    out = np.full((len(groups), len(groups)), np.nan)
-    for i, rows in enumerate(groups):
-        for j, cols in enumerate(groups):
-            if rows and cols:
-                out[i, j] = att[np.ix_(rows, cols)].sum(axis=1).mean()
+    fill = slice(5, 5 + gap)
+    single = np.r_[0:5, 5 + gap : 10 + gap]  # the ten one-token slots, in order
+    cols = np.full((att.shape[0], len(SLOTS)), np.nan)  # per row: the slots' summed columns
+    cols[:, np.r_[0:5, 6:11]] = att[:, single]
+    out = np.full((len(SLOTS), len(SLOTS)), np.nan)
+    if gap:  # else the fillers' row and column stay NaN
+        cols[:, 5] = att[:, fill].sum(axis=1)
+        out[5] = np.ascontiguousarray(cols[fill].T).mean(axis=1)  # the filler rows' mean
+    out[np.r_[0:5, 6:11]] = cols[single]
     return out
 
 
@@ -707,7 +770,7 @@ def ablation_draws(
     return right, caption
 
 
-RUN_BATCH = 250  # sentences run through a machine at once by copies_right
+RUN_BATCH = 100  # sentences run through a machine at once by copies_right (streams of about 7 MB)
 
 
 def copies_right(machine: str, sentences: np.ndarray, n_names: int, beta: float) -> dict:
@@ -1055,7 +1118,7 @@ def program_gaps(N: int, L_max: int, rng, beta: float, max_pairs: int) -> dict:
 
 
 R3_GAPS = (0, 17, 30)  # first-principles line 1326: every ordered pair at these gaps
-R3_CHUNK = 600  # sentences run at once
+R3_CHUNK = RUN_BATCH  # sentences run at once
 
 
 def all_pairs_right(n_names: int, beta: float, gaps) -> tuple[float, float]:
