@@ -51,7 +51,7 @@ def future_counts_enumerated(sentences: np.ndarray) -> np.ndarray:
         order = np.lexsort((suffix, prefix))
         p, q = prefix[order], suffix[order].tobytes()  # each group's ids, as bytes
         ends = (np.r_[np.flatnonzero(np.diff(p)) + 1, len(p)] * 8).tolist()
-        futures = {q[a:b] for a, b in zip([0, *ends[:-1]], ends)}
+        futures = {q[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)}
         out[t] = len(futures)
     return out
 
