@@ -512,3 +512,26 @@ def test_the_png_is_the_render_cut_to_its_ink_in_the_pad(tmp_path, ground):
     assert written.shape[-1] == (3 if ground == "white" else 4)
     assert np.array_equal(written, expected[..., : written.shape[-1]])
     plt.close(fig)
+
+
+def test_a_remembered_layout_serves_only_under_the_same_text_settings():
+    """Layouts are remembered across the figures a process saves, by the rcParams that size a
+    text (style._text_settings): a label laid out in the style's sans-serif font is laid out
+    anew when the family names another font."""
+
+    def labelled():
+        fig = plt.figure(figsize=(2, 1), dpi=plt.rcParams["savefig.dpi"])
+        fig.text(0.5, 0.4, "a few words", fontsize=style.LARGE, ha="center")
+        return fig
+
+    style.apply()
+    with style._layouts_remembered():
+        labelled().canvas.draw()
+    with plt.rc_context({"font.sans-serif": ["DejaVu Serif"]}):
+        plain, remembered = labelled(), labelled()
+        plain.canvas.draw()
+        with style._layouts_remembered():
+            remembered.canvas.draw()
+    same = np.asarray(plain.canvas.buffer_rgba()) == np.asarray(remembered.canvas.buffer_rgba())
+    assert same.all(), f"{int((~same.all(-1)).sum())} pixels differ"
+    plt.close("all")

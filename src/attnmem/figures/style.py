@@ -188,7 +188,9 @@ def _layouts_remembered():
     if None in (layout_of, ticks_of, label_boxes_of):  # a matplotlib without them
         yield
         return
-    layouts: dict[tuple, object] = {}
+    layouts = _LAYOUTS.setdefault(_text_settings(), {})
+    if len(layouts) > 20_000:  # a long session's texts: start again rather than grow
+        layouts.clear()
     ticks: dict[object, tuple] = {}  # axis -> (its state, its ticks to draw)
     boxes: dict[object, tuple] = {}  # axis -> (its state and those ticks, their labels' boxes)
 
@@ -225,6 +227,21 @@ def _layouts_remembered():
         maxis.Axis._get_ticklabel_bboxes = label_boxes_of
 
 
+# The text layouts of the figures saved so far in this process, by the settings they follow
+# (_text_settings): a job's figures share many tick labels and axis titles.
+_LAYOUTS: dict[str, dict[tuple, object]] = {}
+
+
+def _text_settings() -> str:
+    """The rcParams a text's size on the canvas follows besides its own properties: the fonts
+    each family names, hinting, kerning, math fonts."""
+    return repr(
+        sorted(
+            (k, v) for k, v in plt.rcParams.items() if k.startswith(("font.", "text.", "mathtext."))
+        )
+    )
+
+
 _MATHTEXT: dict = {}  # a renderer's kind of math text parser -> the one parser all share
 
 
@@ -239,12 +256,13 @@ def _share_mathtext(renderer) -> None:
 
 
 def _text_state(text: Text, renderer) -> tuple:
-    """Everything matplotlib's Text._get_layout reads: the string, its font, size, alignment,
-    rotation, line spacing, math parsing, the renderer and the dpi."""
+    """Everything matplotlib's Text._get_layout reads but the rcParams: the string, its font,
+    size, alignment, rotation, line spacing, math parsing, the kind of renderer and the dpi (a
+    renderer measures a text by these alone, the same for every figure)."""
     font = text.get_fontproperties()
     return (
         text.get_text(),
-        renderer,
+        type(renderer),
         getattr(renderer, "dpi", None),
         text.figure.dpi,
         tuple(font.get_family()),
