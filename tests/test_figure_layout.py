@@ -16,7 +16,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-from matplotlib.colors import to_rgb
+from matplotlib.colors import to_rgb, to_rgba
 
 from attnmem import views
 from attnmem.figures import style
@@ -415,3 +415,123 @@ def test_every_figure_is_readable(pipeline):
         assert sorted(checks) == sorted(f.id for f in figures), f"{path} misses figures"
         found += [f"{fig_id}: {p}" for fig_id, ps in checks.items() for p in ps]
     assert not found, f"{len(found)} layout problem(s):\n" + "\n".join(found)
+
+
+def _busy_figure():
+    """A figure with what makes layouts differ: log axes over many decades (math tick labels,
+    minor ticks), tick labels turned 90 and 30 degrees whose words also stand unturned on the
+    other axis, a heat map with a colour bar, a legend, a framed annotation whose words the
+    suptitle repeats at another size, two-line titles and a shared axis, laid out by the
+    constrained layout at the PNG's dpi."""
+    style.apply()
+    fig, axes = plt.subplots(2, 2, figsize=(6, 4.5), layout="constrained")
+    fig.set_dpi(plt.rcParams["savefig.dpi"])
+    axes[0, 1].sharey(axes[0, 0])
+    m = np.logspace(0, 7, 50)
+    for k, ax in enumerate(axes[0]):
+        ax.loglog(m, m ** (0.5 + k / 4), color=style.STORED, label="memories $m^{1/2}$")
+        ax.set_title(f"panel {k}\nof two", fontsize=style.NORMAL)
+    axes[0, 0].legend()
+    axes[0, 1].annotate(  # aligned as the suptitle is
+        "capacity",
+        (1e3, 1e4),
+        xytext=(10, -20),
+        textcoords="offset points",
+        ha="center",
+        va="top",
+        bbox=style.LABEL_BOX,
+    )
+    fig.suptitle("capacity")
+    words = ["Ann", "gave", "Ben", "a", "pen"]
+    image = axes[1, 0].imshow(np.arange(25.0).reshape(5, 5), cmap="Purples")
+    axes[1, 0].set_xticks(range(5), words, rotation=90, fontsize=style.SMALL)
+    axes[1, 0].set_yticks(range(5), words, fontsize=style.SMALL)
+    fig.colorbar(image, ax=axes[1, 0], label="weight")
+    axes[1, 1].bar(words, [3, 1, 4, 1, 5], color=style.RESULT)
+    axes[1, 1].tick_params(axis="x", labelrotation=30, labelsize=style.SMALL)
+    axes[1, 1].set_xlabel("word read")
+    return fig
+
+
+def _counted(monkeypatch, owner, name: str, counts: dict) -> None:
+    """Count the calls of ``owner.name`` in ``counts[name]`` until monkeypatch undoes it."""
+    original = getattr(owner, name)
+
+    def call(*args, **kwargs):
+        counts[name] = counts.get(name, 0) + 1
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, call)
+
+
+def test_remembered_layouts_draw_the_same_pixels(monkeypatch):
+    """save() lets matplotlib lay out each text and update each axis's ticks once per state
+    (style._layouts_remembered): the render is matplotlib's own to the pixel, while most of
+    the layouts and tick updates the draw asks for are given back rather than computed."""
+    from matplotlib.axis import Axis
+    from matplotlib.text import Text
+
+    asked, computed = {}, {}
+    plain, remembered = _busy_figure(), _busy_figure()
+    with monkeypatch.context() as patch:
+        for owner, name in ((Text, "_get_layout"), (Axis, "_update_ticks")):
+            _counted(patch, owner, name, asked)
+        plain.canvas.draw()
+    with monkeypatch.context() as patch:
+        for owner, name in ((Text, "_get_layout"), (Axis, "_update_ticks")):
+            _counted(patch, owner, name, computed)
+        with style._layouts_remembered():
+            remembered.canvas.draw()
+    same = np.asarray(plain.canvas.buffer_rgba()) == np.asarray(remembered.canvas.buffer_rgba())
+    assert same.all(), f"{int((~same.all(-1)).sum())} pixels differ"
+    assert computed["_get_layout"] < asked["_get_layout"] / 3, (computed, asked)
+    assert computed["_update_ticks"] < asked["_update_ticks"] / 2, (computed, asked)
+    plt.close(plain)
+    plt.close(remembered)
+
+
+@pytest.mark.parametrize("ground", ["white", "none"])
+def test_the_png_is_the_render_cut_to_its_ink_in_the_pad(tmp_path, ground):
+    """The PNG save() writes holds the canvas's own pixels, cut to its ink, in a frame of the
+    figure's ground savefig's pad wide: RGB on a white ground, RGBA on a transparent one."""
+    from PIL import Image
+
+    fig = _labelled_figure()
+    fig.set_facecolor(ground)
+    fig.set_dpi(plt.rcParams["savefig.dpi"])
+    fig.canvas.draw()
+    assert style._write_inked_png(fig, plt.rcParams["savefig.pad_inches"], tmp_path / "x.png")
+    pixels = np.asarray(fig.canvas.buffer_rgba())
+    background = np.round(np.array(to_rgba(fig.get_facecolor())) * 255).astype(np.uint8)
+    top, bottom, left, right = style.ink_box(pixels, background)
+    pad = _pad_pixels()
+    expected = np.empty((bottom - top + 2 * pad, right - left + 2 * pad, 4), np.uint8)
+    expected[:] = background
+    expected[pad:-pad, pad:-pad] = pixels[top:bottom, left:right]
+    written = np.asarray(Image.open(tmp_path / "x.png"))
+    assert written.shape[-1] == (3 if ground == "white" else 4)
+    assert np.array_equal(written, expected[..., : written.shape[-1]])
+    plt.close(fig)
+
+
+def test_a_remembered_layout_serves_only_under_the_same_text_settings():
+    """Layouts are remembered across the figures a process saves, by the rcParams that size a
+    text (style._text_settings): a label laid out in the style's sans-serif font is laid out
+    anew when the family names another font."""
+
+    def labelled():
+        fig = plt.figure(figsize=(2, 1), dpi=plt.rcParams["savefig.dpi"])
+        fig.text(0.5, 0.4, "a few words", fontsize=style.LARGE, ha="center")
+        return fig
+
+    style.apply()
+    with style._layouts_remembered():
+        labelled().canvas.draw()
+    with plt.rc_context({"font.sans-serif": ["DejaVu Serif"]}):
+        plain, remembered = labelled(), labelled()
+        plain.canvas.draw()
+        with style._layouts_remembered():
+            remembered.canvas.draw()
+    same = np.asarray(plain.canvas.buffer_rgba()) == np.asarray(remembered.canvas.buffer_rgba())
+    assert same.all(), f"{int((~same.all(-1)).sum())} pixels differ"
+    plt.close("all")
