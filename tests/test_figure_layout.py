@@ -490,6 +490,21 @@ def test_remembered_layouts_draw_the_same_pixels(monkeypatch):
     plt.close(remembered)
 
 
+def test_the_layout_cache_has_an_off_switch(monkeypatch):
+    """ATTNMEM_NO_LAYOUT_CACHE=1 leaves matplotlib's functions as they are while a figure is
+    saved (the way out should a matplotlib release change what they read)."""
+    from matplotlib.axis import Axis
+    from matplotlib.text import Text
+
+    original = (Text._get_layout, Axis._update_ticks, Axis._get_ticklabel_bboxes)
+    with style._layouts_remembered():
+        assert Text._get_layout is not original[0]  # on by default
+    monkeypatch.setenv(style.LAYOUT_CACHE_OFF, "1")
+    with style._layouts_remembered():
+        assert (Text._get_layout, Axis._update_ticks, Axis._get_ticklabel_bboxes) == original
+    assert (Text._get_layout, Axis._update_ticks, Axis._get_ticklabel_bboxes) == original
+
+
 @pytest.mark.parametrize("ground", ["white", "none"])
 def test_the_png_is_the_render_cut_to_its_ink_in_the_pad(tmp_path, ground):
     """The PNG save() writes holds the canvas's own pixels, cut to its ink, in a frame of the

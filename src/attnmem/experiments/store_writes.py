@@ -225,7 +225,8 @@ def solver_pseudo_inverses(K: np.ndarray) -> np.ndarray:
     """K^+ for every key matrix of a stack (trials, m, d), from numpy's generic pseudo-inverse
     (an SVD; singular values below max(m, d) eps times the largest count as zero, lstsq's
     default cut): the minimum-norm least-squares store is V^T K^{+T}, with no closed form."""
-    return np.linalg.pinv(K, rtol=None)
+    cut = max(K.shape[-2:]) * np.finfo(K.dtype).eps  # numpy 2's default rtol, spelled out for 1.26
+    return np.linalg.pinv(K, rcond=cut)
 
 
 def _solver_facts(K: np.ndarray, V: np.ndarray, closed: np.ndarray, lsq_reads: np.ndarray) -> dict:

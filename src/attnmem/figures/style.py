@@ -170,6 +170,8 @@ def _save(fig, final: Path, png_path: Path, svg: bool) -> list[str]:
 
 # ----------------------------------------------------------------------------- remembered layouts
 
+LAYOUT_CACHE_OFF = "ATTNMEM_NO_LAYOUT_CACHE"  # set to 1: no layout remembered (_layouts_remembered)
+
 
 @contextmanager
 def _layouts_remembered():
@@ -181,12 +183,14 @@ def _layouts_remembered():
     texts 43,820 times (3,015 distinct), a quarter of their CPU time. Here matplotlib's own
     functions run the first time and again whenever anything they read has changed (what
     _text_state and _axis_state hold); otherwise their last answer is given back. The figure
-    drawn is the same to the pixel (tests/test_figure_layout.py draws figures both ways)."""
+    drawn is the same to the pixel (tests/test_figure_layout.py draws figures both ways).
+    These are private functions of matplotlib: pyproject.toml bounds its version to those the
+    pixel test has passed on, and ``ATTNMEM_NO_LAYOUT_CACHE=1`` leaves matplotlib as it is."""
     layout_of = getattr(Text, "_get_layout", None)
     ticks_of = getattr(maxis.Axis, "_update_ticks", None)
     label_boxes_of = getattr(maxis.Axis, "_get_ticklabel_bboxes", None)
-    if None in (layout_of, ticks_of, label_boxes_of):  # a matplotlib without them
-        yield
+    if None in (layout_of, ticks_of, label_boxes_of) or os.environ.get(LAYOUT_CACHE_OFF):
+        yield  # a matplotlib without them, or the cache switched off: drawn as matplotlib does
         return
     layouts = _LAYOUTS.setdefault(_text_settings(), {})
     if len(layouts) > 20_000:  # a long session's texts: start again rather than grow
